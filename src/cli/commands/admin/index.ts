@@ -1,0 +1,71 @@
+import type { Command } from 'commander';
+
+type Action = (args: string[], opts: Record<string, unknown>) => Promise<void>;
+
+/** `agw admin …`: acts on the store named by --data/--config, also while a daemon runs. */
+export function registerAdmin(program: Command): void {
+  const admin = program
+    .command('admin')
+    .description('administer users, organizations, keys, wallets, quotas, projects and OAuth clients');
+
+  const leaf = (parent: Command, spec: string, description: string, example: string, action: string) =>
+    parent
+      .command(spec)
+      .description(description)
+      .option('--data <dir>', 'data directory (env AGW_DATA, default ~/.agw)')
+      .option('--config <file>', 'config file (env AGW_CONFIG)')
+      .option('--json', 'print the result as JSON')
+      .addHelpText('after', `\nExample:\n  ${example}`)
+      .action(async (...a: unknown[]) => {
+        const cmd = a[a.length - 1] as Command;
+        const opts = cmd.opts();
+        const args = a.slice(0, -2) as string[];
+        const mod = await import('./run.js');
+        await (mod.actions as Record<string, Action>)[action](args, opts);
+      });
+
+  const user = admin.command('user').description('users');
+  leaf(user, 'create', 'create a user (and their wallet)', 'agw admin user create --email ada@example.com --tier pro', 'userCreate')
+    .requiredOption('--email <email>', 'email address')
+    .option('--name <name>', 'display name')
+    .option('--tier <tier>', 'tier id', 'free')
+    .option('--password <password>', 'portal password (generated when not given)');
+  leaf(user, 'set-tier <user> <tier>', 'change a user’s tier', 'agw admin user set-tier ada@example.com team', 'userSetTier');
+
+  const org = admin.command('org').description('organizations');
+  leaf(org, 'create', 'create an organization', 'agw admin org create --name Acme --tier team', 'orgCreate')
+    .requiredOption('--name <name>', 'name')
+    .requiredOption('--tier <tier>', 'tier id');
+  leaf(org, 'add-member <org> <user>', 'add a user to an organization', 'agw admin org add-member org_… ada@example.com', 'orgAddMember');
+  leaf(org, 'set-active <org> <active>', 'activate or deactivate (true|false)', 'agw admin org set-active org_… false', 'orgSetActive');
+
+  const key = admin.command('key').description('API keys');
+  leaf(key, 'create <user>', 'create an agw_ key (shown once)', 'agw admin key create ada@example.com --name ci', 'keyCreate').option(
+    '--name <name>',
+    'label',
+  );
+  leaf(key, 'revoke <keyId>', 'revoke a key at once', 'agw admin key revoke key_…', 'keyRevoke');
+
+  const wallet = admin.command('wallet').description('wallets');
+  leaf(wallet, 'credit <user> <amount>', 'credit USD to a wallet', 'agw admin wallet credit ada@example.com 25 --note "welcome"', 'walletCredit').option(
+    '--note <text>',
+    'description on the transaction',
+  );
+  leaf(wallet, 'set-unlimited <user> <unlimited>', 'never charge this wallet (true|false)', 'agw admin wallet set-unlimited ada@example.com true', 'walletSetUnlimited');
+
+  const quota = admin.command('quota').description('per-user quota overrides');
+  leaf(quota, 'set <user> <usageType> <limit>', 'override a quota (-1 = no cap)', 'agw admin quota set ada@example.com ai_chat 1000', 'quotaSet');
+
+  const project = admin.command('project').description('projects');
+  leaf(project, 'create <user>', 'create a project; the user gets a role on it', 'agw admin project create ada@example.com --name Game', 'projectCreate').requiredOption(
+    '--name <name>',
+    'name',
+  );
+  leaf(project, 'add-member <projectUid> <user>', 'give a user a role on a project', 'agw admin project add-member prj_… bob@example.com', 'projectAddMember');
+
+  const oauth = admin.command('oauth-client').description('OAuth clients');
+  leaf(oauth, 'create', 'register a public OAuth client (PKCE)', 'agw admin oauth-client create --name App --redirect-uri http://127.0.0.1:5000/cb', 'oauthClientCreate')
+    .requiredOption('--name <name>', 'name')
+    .requiredOption('--redirect-uri <uri...>', 'allowed redirect URI (repeatable)')
+    .option('--trusted', 'no consent screen');
+}

@@ -1,0 +1,90 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AgwError, type ErrorBody, type ErrorCode } from '../shared/errors.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Error codes for body fields that fail validation, e.g. {model: 'MISSING_MODEL'}. */
+    validationCodes?: Record<string, ErrorCode>;
+  }
+}
+
+interface ValidationItem {
+  instancePath?: string;
+  keyword?: string;
+  message?: string;
+  params?: Record<string, unknown>;
+}
+
+function fieldOf(v: ValidationItem): string {
+  const base = (v.instancePath ?? '').replace(/^\//, '').replace(/\//g, '.');
+  const extra =
+    v.keyword === 'required'
+      ? String(v.params?.missingProperty ?? '')
+      : v.keyword === 'additionalProperties'
+        ? String(v.params?.additionalProperty ?? '')
+        : '';
+  return [base, extra].filter(Boolean).join('.');
+}
+
+function validationError(err: FastifyError, req: FastifyRequest): AgwError {
+  const items = (err.validation ?? []) as ValidationItem[];
+  const where = err.validationContext ?? 'body';
+  const codes = req.routeOptions.config?.validationCodes ?? {};
+  for (const v of items) {
+    const top = fieldOf(v).split('.')[0];
+    if (codes[top]) return new AgwError(codes[top], `${top} is required and must be valid: ${v.message ?? ''}`.trim());
+  }
+  const first = items[0];
+  const field = first ? fieldOf(first) : '';
+  const what =
+    first?.keyword === 'additionalProperties' ? 'is not allowed' : (first?.message ?? 'is invalid');
+  return new AgwError('INVALID_REQUEST', `${where}${field ? `.${field}` : ''} ${what}`, {
+    field: field || where,
+    location: where,
+  });
+}
+
+/** Maps any error to the spec's Error body. Stacks never reach a response. */
+export function toAgwError(err: unknown, req: FastifyRequest): AgwError {
+  if (err instanceof AgwError) return err;
+  const e = err as FastifyError;
+  if (e?.validation) return validationError(e, req);
+  switch (e?.code) {
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new AgwError('INVALID_JSON', 'the request body is not valid JSON');
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+    case 'FST_REQ_FILE_TOO_LARGE':
+      return new AgwError('PAYLOAD_TOO_LARGE', 'the request body is too large');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new AgwError('UNSUPPORTED_MEDIA_TYPE', 'unsupported Content-Type for this endpoint');
+    case 'FST_INVALID_MULTIPART_CONTENT_TYPE':
+      return new AgwError('UNSUPPORTED_MEDIA_TYPE', 'expected multipart/form-data');
+  }
+  if (typeof e?.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) {
+    return new AgwError(
+      e.statusCode === 404 ? 'NOT_FOUND' : e.statusCode === 413 ? 'PAYLOAD_TOO_LARGE' : e.statusCode === 415 ? 'UNSUPPORTED_MEDIA_TYPE' : e.statusCode === 429 ? 'RATE_LIMITED' : 'INVALID_REQUEST',
+      e.message || 'bad request',
+    );
+  }
+  return new AgwError('INTERNAL_ERROR', 'internal error');
+}
+
+export function installErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((err, req, reply: FastifyReply) => {
+    const e = toAgwError(err, req);
+    if (e.status >= 500) req.log.error({ err }, 'request failed');
+    if (reply.sent || reply.raw.headersSent) {
+      reply.raw.destroy();
+      return;
+    }
+    if (e.headers) reply.headers(e.headers);
+    const body: ErrorBody = e.toBody();
+    reply.status(e.status).type('application/json; charset=utf-8').send(JSON.stringify(body));
+  });
+  app.setNotFoundHandler((req, reply) => {
+    const body: ErrorBody = { error: `no route for ${req.method} ${req.url.split('?')[0]}`, code: 'NOT_FOUND' };
+    reply.status(404).type('application/json; charset=utf-8').send(JSON.stringify(body));
+  });
+}

@@ -1,0 +1,84 @@
+/**
+ * A small Prometheus registry: request counts and latency histograms by route and
+ * status, upstream calls by provider and outcome. Counters are plain numbers in Maps
+ * keyed by their label string, so recording is a Map lookup and an add.
+ */
+const BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
+interface Histogram {
+  counts: number[];
+  sum: number;
+  count: number;
+}
+
+function labels(obj: Record<string, string | number>): string {
+  return Object.entries(obj)
+    .map(([k, v]) => `${k}="${String(v).replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n')}"`)
+    .join(',');
+}
+
+export class Metrics {
+  private readonly requests = new Map<string, Histogram>();
+  private readonly upstream = new Map<string, number>();
+  private readonly upstreamSeconds = new Map<string, Histogram>();
+  private readonly counters = new Map<string, number>();
+
+  observeRequest(method: string, route: string, status: number, seconds: number): void {
+    const key = labels({ method, route, status });
+    observe(this.requests, key, seconds);
+  }
+
+  observeUpstream(provider: string, outcome: string, seconds?: number): void {
+    const key = labels({ provider, outcome });
+    this.upstream.set(key, (this.upstream.get(key) ?? 0) + 1);
+    if (seconds !== undefined) observe(this.upstreamSeconds, labels({ provider }), seconds);
+  }
+
+  /** A free-form counter, e.g. inc('agw_wallet_debits_total'). */
+  inc(name: string, by = 1, lbl: Record<string, string> = {}): void {
+    const key = `${name}{${labels(lbl)}}`;
+    this.counters.set(key, (this.counters.get(key) ?? 0) + by);
+  }
+
+  render(): string {
+    const out: string[] = [];
+    out.push('# HELP agw_http_requests_total HTTP requests by route and status.');
+    out.push('# TYPE agw_http_requests_total counter');
+    for (const [k, h] of this.requests) out.push(`agw_http_requests_total{${k}} ${h.count}`);
+    renderHistogram(out, 'agw_http_request_duration_seconds', 'HTTP request latency.', this.requests);
+    out.push('# HELP agw_upstream_calls_total Upstream calls by provider and outcome.');
+    out.push('# TYPE agw_upstream_calls_total counter');
+    for (const [k, v] of this.upstream) out.push(`agw_upstream_calls_total{${k}} ${v}`);
+    renderHistogram(out, 'agw_upstream_duration_seconds', 'Upstream call latency.', this.upstreamSeconds);
+    const names = new Set([...this.counters.keys()].map((k) => k.slice(0, k.indexOf('{'))));
+    for (const name of names) {
+      out.push(`# TYPE ${name} counter`);
+      for (const [k, v] of this.counters) if (k.startsWith(`${name}{`)) out.push(`${k.replace('{}', '')} ${v}`);
+    }
+    const mem = process.memoryUsage();
+    out.push('# TYPE process_resident_memory_bytes gauge', `process_resident_memory_bytes ${mem.rss}`);
+    out.push('# TYPE process_uptime_seconds gauge', `process_uptime_seconds ${process.uptime().toFixed(3)}`);
+    return out.join('\n') + '\n';
+  }
+}
+
+function observe(map: Map<string, Histogram>, key: string, seconds: number): void {
+  let h = map.get(key);
+  if (!h) {
+    h = { counts: new Array(BUCKETS.length).fill(0), sum: 0, count: 0 };
+    map.set(key, h);
+  }
+  h.sum += seconds;
+  h.count++;
+  for (let i = 0; i < BUCKETS.length; i++) if (seconds <= BUCKETS[i]) h.counts[i]++;
+}
+
+function renderHistogram(out: string[], name: string, help: string, map: Map<string, Histogram>): void {
+  out.push(`# HELP ${name} ${help}`, `# TYPE ${name} histogram`);
+  for (const [k, h] of map) {
+    const sep = k ? ',' : '';
+    BUCKETS.forEach((b, i) => out.push(`${name}_bucket{${k}${sep}le="${b}"} ${h.counts[i]}`));
+    out.push(`${name}_bucket{${k}${sep}le="+Inf"} ${h.count}`);
+    out.push(`${name}_sum{${k}} ${h.sum}`, `${name}_count{${k}} ${h.count}`);
+  }
+}

@@ -1,0 +1,182 @@
+import type { Queryable } from './db.js';
+
+/**
+ * Wallet arithmetic. Spending order: this calendar month's allowance (from the tier)
+ * first, then the balance. All amounts are nano-USD. `debit` and `credit` must run
+ * inside a transaction (`db.tx`) together with whatever they pay for.
+ */
+export interface WalletRow {
+  user_id: string;
+  balance_nusd: number;
+  currency: string;
+  unlimited: number;
+  allowance_month: string | null;
+  allowance_used_nusd: number;
+  last_allowance_at: number | null;
+  updated_at: number;
+}
+
+export interface WalletState {
+  balance: number;
+  currency: string;
+  unlimited: boolean;
+  allowance: number;
+  allowanceUsed: number;
+  allowanceRemaining: number;
+  resetsAt: number;
+  lastAllowanceAt: number | null;
+}
+
+export function monthKey(now: number): string {
+  return new Date(now).toISOString().slice(0, 7);
+}
+
+export function nextMonthStart(now: number): number {
+  const d = new Date(now);
+  return Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1);
+}
+
+export function getWalletRow(q: Queryable, userId: string): Promise<WalletRow | undefined> {
+  return q.get<WalletRow>('SELECT * FROM wallets WHERE user_id = ?', [userId]);
+}
+
+/** The wallet as of `now`, with the allowance rolled over to the current month. */
+export function walletState(row: WalletRow, monthlyAllowance: number, now = Date.now()): WalletState {
+  const sameMonth = row.allowance_month === monthKey(now);
+  const used = sameMonth ? Number(row.allowance_used_nusd) : 0;
+  const lastAllowanceAt =
+    row.last_allowance_at !== null ? Number(row.last_allowance_at) : monthlyAllowance > 0 ? now : null;
+  return {
+    balance: Number(row.balance_nusd),
+    currency: row.currency,
+    unlimited: row.unlimited === 1 || (row.unlimited as unknown) === true,
+    allowance: monthlyAllowance,
+    allowanceUsed: used,
+    allowanceRemaining: Math.max(0, monthlyAllowance - used),
+    resetsAt: nextMonthStart(now),
+    lastAllowanceAt,
+  };
+}
+
+/** True when the wallet may start a new metered call (allowance left plus balance above zero). */
+export function canSpend(s: WalletState): boolean {
+  return s.unlimited || s.allowanceRemaining + s.balance > 0;
+}
+
+export interface DebitInput {
+  userId: string;
+  amount: number;
+  monthlyAllowance: number;
+  type: string;
+  description?: string | null;
+  providerId?: string | null;
+  model?: string | null;
+  projectId?: string | null;
+  skillId?: number | null;
+  usageId?: string | null;
+  /** Refuse (return null) unless allowance + balance cover the whole amount. */
+  requireCover?: boolean;
+  now?: number;
+}
+
+export interface DebitResult {
+  transactionId: number;
+  fromAllowance: number;
+  fromBalance: number;
+  balanceAfter: number;
+}
+
+/** Books one debit as one wallet transaction. Returns null when `requireCover` and funds are short. */
+export async function debit(q: Queryable, d: DebitInput): Promise<DebitResult | null> {
+  const now = d.now ?? Date.now();
+  const row = await getWalletRow(q, d.userId);
+  if (!row) throw new Error(`wallet of ${d.userId} missing`);
+  const s = walletState(row, d.monthlyAllowance, now);
+  if (d.requireCover && !s.unlimited && s.allowanceRemaining + s.balance < d.amount) return null;
+  const fromAllowance = s.unlimited ? 0 : Math.min(s.allowanceRemaining, d.amount);
+  const fromBalance = s.unlimited ? 0 : d.amount - fromAllowance;
+  const balanceAfter = s.balance - fromBalance;
+  await q.run(
+    `UPDATE wallets SET balance_nusd = balance_nusd - ?, allowance_month = ?, allowance_used_nusd = ?,
+            last_allowance_at = ?, updated_at = ? WHERE user_id = ?`,
+    [fromBalance, monthKey(now), s.allowanceUsed + fromAllowance, s.lastAllowanceAt, now, d.userId],
+  );
+  const tx = await q.get<{ id: number }>(
+    `INSERT INTO wallet_transactions (user_id, type, amount_nusd, allowance_nusd, balance_after_nusd, description,
+       provider_id, model, project_id, skill_id, usage_id, created_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+    [
+      d.userId,
+      d.type,
+      -d.amount,
+      fromAllowance,
+      balanceAfter,
+      d.description ?? null,
+      d.providerId ?? null,
+      d.model ?? null,
+      d.projectId ?? null,
+      d.skillId ?? null,
+      d.usageId ?? null,
+      now,
+    ],
+  );
+  return { transactionId: Number(tx!.id), fromAllowance, fromBalance, balanceAfter };
+}
+
+export async function credit(
+  q: Queryable,
+  c: { userId: string; amount: number; type: string; description?: string | null; skillId?: number | null },
+): Promise<{ balanceAfter: number; transactionId: number }> {
+  const now = Date.now();
+  const row = await q.get<{ balance_nusd: number }>(
+    'UPDATE wallets SET balance_nusd = balance_nusd + ?, updated_at = ? WHERE user_id = ? RETURNING balance_nusd',
+    [c.amount, now, c.userId],
+  );
+  if (!row) throw new Error(`wallet of ${c.userId} missing`);
+  const balanceAfter = Number(row.balance_nusd);
+  const tx = await q.get<{ id: number }>(
+    `INSERT INTO wallet_transactions (user_id, type, amount_nusd, balance_after_nusd, description, skill_id, created_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+    [c.userId, c.type, c.amount, balanceAfter, c.description ?? null, c.skillId ?? null, now],
+  );
+  return { balanceAfter, transactionId: Number(tx!.id) };
+}
+
+export async function setUnlimited(q: Queryable, userId: string, unlimited: boolean): Promise<void> {
+  await q.run('UPDATE wallets SET unlimited = ?, updated_at = ? WHERE user_id = ?', [
+    unlimited ? 1 : 0,
+    Date.now(),
+    userId,
+  ]);
+}
+
+export interface WalletTxRow {
+  id: number;
+  type: string;
+  amount_nusd: number;
+  balance_after_nusd: number;
+  description: string | null;
+  provider_id: string | null;
+  model: string | null;
+  project_id: string | null;
+  skill_id: number | null;
+  created_at: number;
+}
+
+/** Newest first; `cursor` is the id of the last item of the previous page. */
+export function listTransactions(
+  q: Queryable,
+  userId: string,
+  limit: number,
+  cursor?: number,
+): Promise<WalletTxRow[]> {
+  return cursor
+    ? q.all<WalletTxRow>(
+        'SELECT * FROM wallet_transactions WHERE user_id = ? AND id < ? ORDER BY id DESC LIMIT ?',
+        [userId, cursor, limit],
+      )
+    : q.all<WalletTxRow>('SELECT * FROM wallet_transactions WHERE user_id = ? ORDER BY id DESC LIMIT ?', [
+        userId,
+        limit,
+      ]);
+}

@@ -1,0 +1,119 @@
+/**
+ * SKILL.md front matter: YAML only (the `yaml` package, core schema, no custom tags, nothing
+ * executed), then the Agent Skills rules for `name` and `description`.
+ */
+import { parseDocument, visit } from 'yaml';
+import { SKILL_MD, problem, type Problem } from './types.js';
+
+/** Agent Skills: name is 1-64 chars of a-z, 0-9 and single inner hyphens. */
+export const SKILL_NAME_MAX_LENGTH = 64;
+export const SKILL_NAME_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+/** Agent Skills: description is non-empty and at most 1024 characters. */
+export const SKILL_DESCRIPTION_MAX_LENGTH = 1024;
+
+export interface SkillMeta {
+  name: string;
+  description: string;
+}
+
+type Verdict = { rule: 'MISSING_NAME' | 'INVALID_NAME' | 'MISSING_DESCRIPTION' | 'INVALID_DESCRIPTION' | 'DESCRIPTION_TOO_LONG'; message: string } | null;
+
+/** Why `name` is not a valid skill name (the marketplace derives the slug from it), or null. */
+export function checkSkillName(name: unknown): Verdict {
+  if (name === undefined || name === null || (typeof name === 'string' && name.trim() === '')) {
+    return { rule: 'MISSING_NAME', message: 'front matter needs a non-empty "name"' };
+  }
+  if (typeof name !== 'string') return { rule: 'INVALID_NAME', message: '"name" must be a string' };
+  const bad = (why: string): Verdict => ({ rule: 'INVALID_NAME', message: `name "${name}" ${why}` });
+  if ([...name].length > SKILL_NAME_MAX_LENGTH) return bad(`is longer than ${SKILL_NAME_MAX_LENGTH} characters`);
+  if (name !== name.toLowerCase()) return bad('must be lowercase');
+  if (name.startsWith('-') || name.endsWith('-')) return bad('must not start or end with a hyphen');
+  if (name.includes('--')) return bad('must not contain consecutive hyphens');
+  if (!SKILL_NAME_PATTERN.test(name)) return bad('may only contain lowercase letters a-z, digits and hyphens');
+  return null;
+}
+
+export function isValidSkillName(name: unknown): name is string {
+  return checkSkillName(name) === null;
+}
+
+/** Why `description` is not a valid skill description, or null. Length counts code points. */
+export function checkSkillDescription(description: unknown): Verdict {
+  if (description === undefined || description === null || (typeof description === 'string' && description.trim() === '')) {
+    return { rule: 'MISSING_DESCRIPTION', message: 'front matter needs a non-empty "description"' };
+  }
+  if (typeof description !== 'string') return { rule: 'INVALID_DESCRIPTION', message: '"description" must be a string' };
+  const len = [...description].length;
+  if (len > SKILL_DESCRIPTION_MAX_LENGTH) {
+    return { rule: 'DESCRIPTION_TOO_LONG', message: `description has ${len} characters, at most ${SKILL_DESCRIPTION_MAX_LENGTH} allowed` };
+  }
+  return null;
+}
+
+/** Name and description rules on parsed front matter; `meta` when both are valid. */
+export function checkSkillMeta(data: Record<string, unknown>, path = SKILL_MD): { problems: Problem[]; meta?: SkillMeta } {
+  const problems: Problem[] = [];
+  for (const v of [checkSkillName(data.name), checkSkillDescription(data.description)]) {
+    if (v) problems.push(problem(path, v.rule, v.message));
+  }
+  if (problems.length > 0) return { problems };
+  return { problems, meta: { name: data.name as string, description: (data.description as string).trim() } };
+}
+
+// Explicit tags are allowed only when they name a core-schema type; anything else
+// (`!!js/function`, `!custom`, `!!binary`, `!!set`, ...) is a problem.
+const CORE_TAGS = new Set(['str', 'int', 'float', 'bool', 'null', 'map', 'seq'].map((t) => `tag:yaml.org,2002:${t}`));
+const OPEN = /^---[ \t]*$/;
+
+export interface FrontMatter {
+  data?: Record<string, unknown>;
+  body: string;
+  problems: Problem[];
+}
+
+/** Split SKILL.md into YAML front matter and Markdown body; never throws, never executes. */
+export function parseFrontMatter(text: string, path = SKILL_MD): FrontMatter {
+  const bad = (message: string, body = text): FrontMatter => ({ body, problems: [problem(path, 'INVALID_FRONT_MATTER', message)] });
+  const src = text.startsWith('\uFEFF') ? text.slice(1) : text;
+  const lines = src.split(/\r?\n/);
+  if (!OPEN.test(lines[0])) {
+    if (lines[0].startsWith('---')) {
+      return bad(`front matter "${lines[0].slice(0, 20)}" is not supported; only YAML front matter opened by a bare "---" line`);
+    }
+    return bad('SKILL.md must start with a YAML front matter block ("---" line)');
+  }
+  const close = lines.findIndex((l, i) => i > 0 && OPEN.test(l));
+  if (close < 0) return bad('front matter is not closed by a "---" line');
+  const yamlText = lines.slice(1, close).join('\n');
+  const body = lines.slice(close + 1).join('\n');
+
+  const doc = parseDocument(yamlText, {
+    version: '1.2', schema: 'core', merge: false, uniqueKeys: true, prettyErrors: false, logLevel: 'silent',
+  });
+  const problems: Problem[] = [];
+  for (const e of [...doc.errors, ...doc.warnings]) {
+    problems.push(problem(path, 'INVALID_FRONT_MATTER', `invalid YAML: ${e.message.split('\n')[0]}`));
+  }
+  visit(doc, {
+    Node(_key, node) {
+      if (node.tag && !CORE_TAGS.has(node.tag)) {
+        problems.push(problem(path, 'INVALID_FRONT_MATTER', `YAML tag "${node.tag}" is not allowed`));
+      }
+    },
+  });
+  if (problems.length > 0) return { body, problems: dedupe(problems) };
+  let data: unknown;
+  try {
+    data = doc.toJS({ maxAliasCount: 50 });
+  } catch (e) {
+    return bad(`invalid YAML: ${(e as Error).message}`, body);
+  }
+  if (data === null || data === undefined) data = {};
+  if (typeof data !== 'object' || Array.isArray(data)) return bad('front matter must be a YAML mapping', body);
+  return { data: data as Record<string, unknown>, body, problems: [] };
+}
+
+function dedupe(problems: Problem[]): Problem[] {
+  const seen = new Set<string>();
+  return problems.filter((p) => !seen.has(p.message) && (seen.add(p.message), true));
+}

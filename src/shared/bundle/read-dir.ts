@@ -1,0 +1,122 @@
+/** Read a skill directory into BundleEntry[] without following symlinks. */
+import { constants } from 'node:fs';
+import { lstat, open, readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { isToolManifestPath } from './tools.js';
+import { MAX_FILE_BYTES, MAX_FILES, SKILL_MD, type BundleEntry } from './types.js';
+
+export interface ReadBundleOptions {
+  /** Extra ignore patterns, same syntax as .agwignore. */
+  ignore?: string[];
+}
+
+export const DEFAULT_IGNORES = ['.git/', 'node_modules/', '.DS_Store'];
+export const IGNORE_FILE = '.agwignore';
+/** Stop walking after this many entries (the bundle is far over MAX_FILES anyway). */
+export const MAX_WALK_ENTRIES = 10_000;
+
+type Matcher = (rel: string, isDir: boolean) => boolean;
+
+/**
+ * gitignore subset: `#` comments, `name` / `*.ext` / `a?c` match a basename at any depth,
+ * a trailing `/` matches directories only, a pattern containing `/` (or a leading `/`) is
+ * matched against the whole path from the root; `**` crosses directories. `!` is not supported.
+ */
+export function compileIgnore(patterns: readonly string[]): Matcher {
+  const rules = patterns
+    .map((p) => p.trim())
+    .filter((p) => p !== '' && !p.startsWith('#') && !p.startsWith('!'))
+    .map((p) => {
+      const dirOnly = p.endsWith('/');
+      const body = dirOnly ? p.replace(/\/+$/, '') : p;
+      const anchored = body.includes('/');
+      const glob = body.replace(/^\/+/, '');
+      const src = glob
+        .split('**')
+        .map((part) => part.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*').replace(/\?/g, '[^/]'))
+        .join('.*');
+      return { dirOnly, anchored, re: new RegExp(`^${src}$`) };
+    });
+  return (rel, isDir) =>
+    rules.some((r) => (!r.dirOnly || isDir) && r.re.test(r.anchored ? rel : rel.slice(rel.lastIndexOf('/') + 1)));
+}
+
+async function readIgnoreFile(dir: string): Promise<string[]> {
+  const file = join(dir, IGNORE_FILE);
+  try {
+    if (!(await lstat(file)).isFile()) return [];
+    return (await readFile(file, 'utf8')).split(/\r?\n/);
+  } catch {
+    return [];
+  }
+}
+
+interface Found { rel: string; abs: string; kind: BundleEntry['kind'] }
+
+const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
+
+/** Stat and (when wanted and within the limit) read one file, reading at most MAX_FILE_BYTES + 1 bytes. */
+async function readEntry(f: Found, wantContent: boolean): Promise<BundleEntry> {
+  if (f.kind !== 'file') return { path: f.rel, size: (await lstat(f.abs)).size, kind: f.kind };
+  let fh;
+  try {
+    fh = await open(f.abs, OPEN_FLAGS);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ELOOP') return { path: f.rel, size: 0, kind: 'symlink' };
+    throw e;
+  }
+  try {
+    const st = await fh.stat();
+    if (!st.isFile()) return { path: f.rel, size: st.size, kind: st.isDirectory() ? 'directory' : 'other' };
+    if (st.size > MAX_FILE_BYTES || !wantContent) return { path: f.rel, size: st.size, kind: 'file' };
+    const cap = MAX_FILE_BYTES + 1; // one byte more than allowed: detects files that grew
+    let buf = Buffer.allocUnsafe(Math.min(st.size + 1, cap));
+    let n = 0;
+    for (;;) {
+      if (n === buf.length) {
+        if (buf.length >= cap) break;
+        const bigger = Buffer.allocUnsafe(Math.min(buf.length * 2, cap));
+        buf.copy(bigger, 0, 0, n);
+        buf = bigger;
+      }
+      const { bytesRead } = await fh.read(buf, n, buf.length - n, n);
+      if (bytesRead === 0) break;
+      n += bytesRead;
+    }
+    if (n > MAX_FILE_BYTES) return { path: f.rel, size: n, kind: 'file' };
+    return { path: f.rel, size: n, kind: 'file', content: buf.subarray(0, n) };
+  } finally {
+    await fh.close();
+  }
+}
+
+/**
+ * Walk `dir` with lstat semantics: symlinks and special files become entries of their kind
+ * (so the validator reports them), paths are relative POSIX, default ignores and `.agwignore`
+ * apply. Content is read for files within MAX_FILE_BYTES; when the bundle has more than
+ * MAX_FILES files only SKILL.md and tool manifests are read.
+ */
+export async function readBundleDir(dir: string, opts: ReadBundleOptions = {}): Promise<BundleEntry[]> {
+  const ignored = compileIgnore([...DEFAULT_IGNORES, ...(opts.ignore ?? []), ...(await readIgnoreFile(dir))]);
+  const found: Found[] = [];
+  const walk = async (abs: string, rel: string): Promise<void> => {
+    const dirents = (await readdir(abs, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    const subdirs: Promise<void>[] = [];
+    for (const d of dirents) {
+      if (found.length >= MAX_WALK_ENTRIES) break;
+      const childRel = rel ? `${rel}/${d.name}` : d.name;
+      const childAbs = join(abs, d.name);
+      const isDir = d.isDirectory();
+      if (ignored(childRel, isDir)) continue;
+      if (isDir) subdirs.push(walk(childAbs, childRel));
+      else found.push({ rel: childRel, abs: childAbs, kind: d.isFile() ? 'file' : d.isSymbolicLink() ? 'symlink' : 'other' });
+    }
+    await Promise.all(subdirs);
+  };
+  await walk(dir, '');
+  const readAll = found.length <= MAX_FILES;
+  const entries = await Promise.all(
+    found.map((f) => readEntry(f, readAll || f.rel === SKILL_MD || isToolManifestPath(f.rel))),
+  );
+  return entries.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}

@@ -1,0 +1,90 @@
+/** Tool manifests: every `tools/*.json` is {name, description, parameters: JSON Schema object}. */
+import { Ajv, type AnySchemaObject } from 'ajv';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import formats from 'ajv-formats';
+import { problem, type Problem } from './types.js';
+
+// ajv-formats is CommonJS: depending on the loader its default import is the plugin or {default: plugin}.
+type FormatsPlugin = (ajv: Ajv | Ajv2020) => unknown;
+const addFormats = (formats as unknown as { default?: FormatsPlugin }).default ?? (formats as unknown as FormatsPlugin);
+
+// Created once. strict off so ordinary tool schemas (extra keywords, unknown formats) compile;
+// compiled schemas are removed again so a long-running daemon does not accumulate them.
+const OPTIONS = { strict: false, allErrors: true, logger: false, validateFormats: true } as const;
+const ajv07 = new Ajv(OPTIONS);
+const ajv2020 = new Ajv2020(OPTIONS);
+addFormats(ajv07);
+addFormats(ajv2020);
+
+/** Tool names as the chat providers accept them. */
+export const TOOL_NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+export const TOOL_MANIFEST_PATH = /^tools\/[^/]+\.json$/;
+
+export function isToolManifestPath(path: string): boolean {
+  return TOOL_MANIFEST_PATH.test(path);
+}
+
+function pickAjv(schema: AnySchemaObject): Ajv | Ajv2020 | null {
+  const id = schema.$schema;
+  if (id === undefined || /^https?:\/\/json-schema\.org\/draft-07\/schema#?$/.test(String(id))) return ajv07;
+  if (/^https:\/\/json-schema\.org\/draft\/2020-12\/schema#?$/.test(String(id))) return ajv2020;
+  return null;
+}
+
+/** Compile `schema` once to prove it is a valid JSON Schema; returns an error message or null. */
+export function schemaError(schema: AnySchemaObject): string | null {
+  const ajv = pickAjv(schema);
+  if (!ajv) return `unsupported $schema "${String(schema.$schema)}" (use draft-07 or 2020-12)`;
+  try {
+    ajv.compile(schema);
+    return null;
+  } catch (e) {
+    return (e as Error).message;
+  } finally {
+    try { ajv.removeSchema(schema); } catch { /* not registered */ }
+  }
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Problems of one manifest (already decoded text); `name` when the manifest names a tool. */
+export function checkToolManifest(path: string, text: string): { problems: Problem[]; name?: string } {
+  const manifest = (message: string) => problem(path, 'INVALID_TOOL_MANIFEST', message);
+  const schemaProblem = (message: string) => problem(path, 'INVALID_TOOL_SCHEMA', message);
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text.startsWith('\uFEFF') ? text.slice(1) : text);
+  } catch (e) {
+    return { problems: [manifest(`not valid JSON: ${(e as Error).message}`)] };
+  }
+  if (!isObject(doc)) return { problems: [manifest('manifest must be a JSON object {name, description, parameters}')] };
+  const problems: Problem[] = [];
+  const { name, description, parameters } = doc;
+  const nameOk = typeof name === 'string' && TOOL_NAME_PATTERN.test(name);
+  if (!nameOk) problems.push(manifest('"name" must be 1-64 characters of letters, digits, "_" or "-"'));
+  if (typeof description !== 'string' || description.trim() === '') {
+    problems.push(manifest('"description" must be a non-empty string'));
+  }
+  if (!isObject(parameters)) {
+    problems.push(manifest('"parameters" must be a JSON Schema object'));
+  } else {
+    if (parameters.type !== 'object') problems.push(schemaProblem('"parameters.type" must be "object"'));
+    const props = parameters.properties;
+    if (props !== undefined && !isObject(props)) problems.push(schemaProblem('"parameters.properties" must be an object'));
+    const required = parameters.required;
+    if (required !== undefined) {
+      if (!Array.isArray(required) || !required.every((r) => typeof r === 'string')) {
+        problems.push(schemaProblem('"parameters.required" must be an array of strings'));
+      } else {
+        const known = isObject(props) ? props : {};
+        const missing = required.filter((r) => !Object.prototype.hasOwnProperty.call(known, r));
+        if (missing.length > 0) {
+          problems.push(schemaProblem(`"parameters.required" names properties that are not defined: ${missing.join(', ')}`));
+        }
+      }
+    }
+    const err = schemaError(parameters);
+    if (err) problems.push(schemaProblem(`"parameters" is not a valid JSON Schema: ${err}`));
+  }
+  return nameOk ? { problems, name: name as string } : { problems };
+}

@@ -1,0 +1,63 @@
+/** Shapes and limits shared by the bundle validator (daemon and CLI). */
+
+/** One entry of a skill bundle, as read from a directory, a tar or a multipart upload. */
+export interface BundleEntry {
+  /** Relative POSIX path inside the bundle, as supplied (validated, never trusted). */
+  path: string;
+  /** Size in bytes (for oversized files the content is not read). */
+  size: number;
+  kind: 'file' | 'symlink' | 'directory' | 'other';
+  /** File content; present for regular files within MAX_FILE_BYTES. */
+  content?: Buffer;
+}
+
+/** One validation problem. `rule` is a stable UPPER_SNAKE code. */
+export interface Problem {
+  path: string;
+  rule: string;
+  message: string;
+}
+
+/** At most this many files (non-directory entries) per bundle. */
+export const MAX_FILES = 200;
+/** At most this many bytes per file (5 MiB). */
+export const MAX_FILE_BYTES = 5 * 1024 * 1024;
+/** Longest accepted path (UTF-16 code units) and path segment. */
+export const MAX_PATH_LENGTH = 1024;
+export const MAX_SEGMENT_LENGTH = 255;
+
+/** Path used for problems about the bundle as a whole. */
+export const BUNDLE_PATH = '.';
+
+export const SKILL_MD = 'SKILL.md';
+
+/** Every rule code the validator can emit. */
+export const RULES = [
+  'MISSING_SKILL_MD',
+  'INVALID_PATH',
+  'PATH_TRAVERSAL',
+  'ABSOLUTE_PATH',
+  'BACKSLASH_PATH',
+  'CONTROL_CHARACTER',
+  'DUPLICATE_PATH',
+  'CASE_COLLISION',
+  'PATH_CONFLICT',
+  'TOO_MANY_FILES',
+  'FILE_TOO_LARGE',
+  'NOT_REGULAR_FILE',
+  'INVALID_UTF8',
+  'INVALID_FRONT_MATTER',
+  'MISSING_NAME',
+  'INVALID_NAME',
+  'MISSING_DESCRIPTION',
+  'INVALID_DESCRIPTION',
+  'DESCRIPTION_TOO_LONG',
+  'INVALID_TOOL_MANIFEST',
+  'INVALID_TOOL_SCHEMA',
+  'DUPLICATE_TOOL_NAME',
+] as const;
+export type Rule = (typeof RULES)[number];
+
+export function problem(path: string, rule: Rule, message: string): Problem {
+  return { path, rule, message };
+}

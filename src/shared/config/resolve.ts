@@ -1,0 +1,167 @@
+import { PROVIDERS, getProvider, type ProviderDef, type ModelBand, USAGE_TYPES } from '../providers/index.js';
+import type { ConfigFile } from './schema.js';
+import {
+  DEFAULT_ALIASES,
+  DEFAULT_CATEGORIES,
+  DEFAULT_GATEWAY,
+  DEFAULT_MARGIN,
+  DEFAULT_PLATFORM_FEE,
+  DEFAULT_SMART_ROUTES,
+  DEFAULT_TIERS,
+  SMART_ROUTE_CLASSES,
+  type SmartRouteClass,
+  type Target,
+  type TierDef,
+} from './defaults.js';
+import type { ConfigProblem } from './load.js';
+
+export interface ResolvedProvider {
+  def: ProviderDef;
+  baseUrl: string;
+  apiKey?: string;
+  /** The effective margin: retail = raw x margin. */
+  margin: number;
+  enabled: boolean;
+}
+
+export interface ModelInfo {
+  provider: string;
+  model: string;
+  band: ModelBand;
+  inputPer1M: number;
+  outputPer1M: number;
+  cachedInputPer1M: number;
+}
+
+export interface ResolvedConfig {
+  publicUrl?: string;
+  store: string;
+  margin: number;
+  logLevel: string;
+  masterToken?: string;
+  providers: Map<string, ResolvedProvider>;
+  /** Keyed `provider/model`. */
+  models: Map<string, ModelInfo>;
+  tiers: Map<string, TierDef>;
+  aliases: Map<string, Target[]>;
+  smartRoutes: Record<SmartRouteClass, Target[]>;
+  marketplace: { platformFee: number; categories: string[] };
+  gateway: typeof DEFAULT_GATEWAY;
+}
+
+export const modelKey = (provider: string, model: string): string => `${provider}/${model}`;
+
+function envKeyName(id: string, suffix: string): string {
+  return `AGW_PROVIDER_${id.toUpperCase().replace(/[^A-Z0-9]/g, '_')}_${suffix}`;
+}
+
+/** Merges a validated config file over the built-in defaults and the environment. */
+export function resolveConfig(
+  file: ConfigFile,
+  env: NodeJS.ProcessEnv,
+): { config: ResolvedConfig; problems: ConfigProblem[] } {
+  const problems: ConfigProblem[] = [];
+  const margin = file.margin ?? DEFAULT_MARGIN;
+
+  for (const id of Object.keys(file.providers ?? {})) {
+    if (!getProvider(id)) problems.push({ path: `providers.${id}`, rule: 'provider', message: 'unknown provider id' });
+  }
+  const providers = new Map<string, ResolvedProvider>();
+  for (const def of Object.values(PROVIDERS) as ProviderDef[]) {
+    const o = file.providers?.[def.id] ?? {};
+    providers.set(def.id, {
+      def,
+      baseUrl: (env[envKeyName(def.id, 'BASE_URL')] ?? o.baseUrl ?? def.baseUrl).replace(/\/+$/, ''),
+      apiKey: env[envKeyName(def.id, 'KEY')] || o.apiKey || undefined,
+      margin: o.margin ?? margin,
+      enabled: o.enabled ?? true,
+    });
+  }
+
+  const models = new Map<string, ModelInfo>();
+  for (const def of Object.values(PROVIDERS) as ProviderDef[]) {
+    if (def.pricing.kind !== 'llm') continue;
+    for (const m of def.pricing.models) models.set(modelKey(def.id, m.model), { provider: def.id, ...m });
+  }
+  (file.models ?? []).forEach((m, i) => {
+    const def = getProvider(m.provider);
+    if (!def) return problems.push({ path: `models.${i}.provider`, rule: 'provider', message: 'unknown provider id' });
+    const prev = models.get(modelKey(m.provider, m.model));
+    if (!prev && (m.inputPer1M === undefined || m.outputPer1M === undefined || !m.band)) {
+      return problems.push({
+        path: `models.${i}`,
+        rule: 'required',
+        message: 'a new model needs band, inputPer1M and outputPer1M',
+      });
+    }
+    const input = m.inputPer1M ?? prev!.inputPer1M;
+    models.set(modelKey(m.provider, m.model), {
+      provider: m.provider,
+      model: m.model,
+      band: m.band ?? prev!.band,
+      inputPer1M: input,
+      outputPer1M: m.outputPer1M ?? prev!.outputPer1M,
+      cachedInputPer1M: m.cachedInputPer1M ?? prev?.cachedInputPer1M ?? input,
+    });
+  });
+
+  const tiers = new Map<string, TierDef>();
+  const tierIds = new Set([...Object.keys(DEFAULT_TIERS), ...Object.keys(file.tiers ?? {})]);
+  for (const id of tierIds) {
+    const base = DEFAULT_TIERS[id];
+    const o = file.tiers?.[id] ?? {};
+    const quotas = { ...(base?.quotas ?? Object.fromEntries(USAGE_TYPES.map((t) => [t, 0]))), ...(o.quotas ?? {}) };
+    tiers.set(id, {
+      id,
+      displayName: o.displayName ?? base?.displayName ?? id,
+      bands: o.bands ?? base?.bands ?? ['lite'],
+      capabilities: o.capabilities ?? base?.capabilities ?? ['chat'],
+      monthlyAllowance: o.monthlyAllowance ?? base?.monthlyAllowance ?? 0,
+      quotas: quotas as TierDef['quotas'],
+    });
+  }
+
+  const checkTargets = (path: string, targets: Target[]) =>
+    targets.forEach((t, i) => {
+      if (!models.has(modelKey(t.provider, t.model)))
+        problems.push({ path: `${path}.${i}`, rule: 'model', message: `unknown model ${t.provider}/${t.model}` });
+    });
+  const aliases = new Map<string, Target[]>(Object.entries(DEFAULT_ALIASES));
+  for (const [alias, targets] of Object.entries(file.aliases ?? {})) {
+    checkTargets(`aliases.${alias}`, targets);
+    aliases.set(alias, targets);
+  }
+  const smartRoutes = { ...DEFAULT_SMART_ROUTES };
+  for (const cls of SMART_ROUTE_CLASSES) {
+    const targets = file.smartRoutes?.[cls];
+    if (!targets) continue;
+    checkTargets(`smartRoutes.${cls}`, targets);
+    smartRoutes[cls] = targets;
+  }
+
+  const store = env.AGW_STORE || file.store || 'sqlite';
+  if (store !== 'sqlite' && store !== ':memory:' && !/^postgres(ql)?:\/\//.test(store))
+    problems.push({ path: 'store', rule: 'store', message: 'must be sqlite or a postgres:// URL' });
+
+  const masterToken = env.AGW_MASTER_TOKEN || file.auth?.masterToken;
+  return {
+    problems,
+    config: {
+      publicUrl: (env.AGW_PUBLIC_URL || file.publicUrl)?.replace(/\/+$/, ''),
+      store,
+      margin,
+      logLevel: env.AGW_LOG_LEVEL || file.logLevel || 'info',
+      masterToken,
+      providers,
+      models,
+      tiers,
+      aliases,
+      smartRoutes,
+      marketplace: {
+        platformFee: file.marketplace?.platformFee ?? DEFAULT_PLATFORM_FEE,
+        categories: file.marketplace?.categories ?? DEFAULT_CATEGORIES,
+      },
+      gateway: { ...DEFAULT_GATEWAY, ...(file.gateway ?? {}) },
+    },
+  };
+}

@@ -1,0 +1,129 @@
+import { Type, type Static } from 'typebox';
+
+/**
+ * The config file's schema (YAML, all keys optional). It validates the file, types the
+ * code and is printed by `agw config schema`.
+ */
+const Band = Type.Union([Type.Literal('lite'), Type.Literal('standard'), Type.Literal('pro'), Type.Literal('premium')]);
+const Target = Type.Object(
+  { provider: Type.String({ minLength: 1 }), model: Type.String({ minLength: 1 }) },
+  { additionalProperties: false },
+);
+const Quotas = Type.Object(
+  {
+    ai_chat: Type.Optional(Type.Integer({ minimum: -1 })),
+    image_generation: Type.Optional(Type.Integer({ minimum: -1 })),
+    model_3d: Type.Optional(Type.Integer({ minimum: -1 })),
+    tts: Type.Optional(Type.Integer({ minimum: -1 })),
+    skybox: Type.Optional(Type.Integer({ minimum: -1 })),
+    npc_generation: Type.Optional(Type.Integer({ minimum: -1 })),
+    sound_effect: Type.Optional(Type.Integer({ minimum: -1 })),
+  },
+  { additionalProperties: false },
+);
+
+export const ConfigSchema = Type.Object(
+  {
+    publicUrl: Type.Optional(Type.String({ pattern: '^https?://[^\\s/]+(:\\d+)?(/.*)?$' })),
+    store: Type.Optional(Type.String({ minLength: 1 })),
+    margin: Type.Optional(Type.Number({ minimum: 1, maximum: 100 })),
+    logLevel: Type.Optional(
+      Type.Union([
+        Type.Literal('fatal'),
+        Type.Literal('error'),
+        Type.Literal('warn'),
+        Type.Literal('info'),
+        Type.Literal('debug'),
+        Type.Literal('trace'),
+        Type.Literal('silent'),
+      ]),
+    ),
+    auth: Type.Optional(
+      Type.Object(
+        { masterToken: Type.Optional(Type.String({ minLength: 16 })) },
+        { additionalProperties: false },
+      ),
+    ),
+    providers: Type.Optional(
+      Type.Record(
+        Type.String(),
+        Type.Object(
+          {
+            baseUrl: Type.Optional(Type.String({ pattern: '^https?://' })),
+            apiKey: Type.Optional(Type.String({ minLength: 1 })),
+            margin: Type.Optional(Type.Number({ minimum: 1, maximum: 100 })),
+            enabled: Type.Optional(Type.Boolean()),
+          },
+          { additionalProperties: false },
+        ),
+      ),
+    ),
+    models: Type.Optional(
+      Type.Array(
+        Type.Object(
+          {
+            provider: Type.String({ minLength: 1 }),
+            model: Type.String({ minLength: 1 }),
+            band: Type.Optional(Band),
+            inputPer1M: Type.Optional(Type.Number({ minimum: 0 })),
+            outputPer1M: Type.Optional(Type.Number({ minimum: 0 })),
+            cachedInputPer1M: Type.Optional(Type.Number({ minimum: 0 })),
+          },
+          { additionalProperties: false },
+        ),
+      ),
+    ),
+    tiers: Type.Optional(
+      Type.Record(
+        Type.String({ pattern: '^[a-z][a-z0-9_-]*$' }),
+        Type.Object(
+          {
+            displayName: Type.Optional(Type.String({ minLength: 1 })),
+            bands: Type.Optional(Type.Array(Band)),
+            capabilities: Type.Optional(Type.Array(Type.String())),
+            monthlyAllowance: Type.Optional(Type.Number({ minimum: 0 })),
+            quotas: Type.Optional(Quotas),
+          },
+          { additionalProperties: false },
+        ),
+      ),
+    ),
+    aliases: Type.Optional(Type.Record(Type.String({ minLength: 1 }), Type.Array(Target, { minItems: 1 }))),
+    smartRoutes: Type.Optional(
+      Type.Object(
+        {
+          'best-cheap-llm': Type.Optional(Type.Array(Target, { minItems: 1 })),
+          'best-fast-llm': Type.Optional(Type.Array(Target, { minItems: 1 })),
+          'best-quality-llm': Type.Optional(Type.Array(Target, { minItems: 1 })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    marketplace: Type.Optional(
+      Type.Object(
+        {
+          platformFee: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
+          categories: Type.Optional(Type.Array(Type.String({ pattern: '^[a-z0-9][a-z0-9-]*$' }), { minItems: 1 })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    gateway: Type.Optional(
+      Type.Object(
+        {
+          connectTimeoutMs: Type.Optional(Type.Integer({ minimum: 100, maximum: 120000 })),
+          responseTimeoutMs: Type.Optional(Type.Integer({ minimum: 100, maximum: 600000 })),
+          cooldownMs: Type.Optional(Type.Integer({ minimum: 0, maximum: 3600000 })),
+          failureThreshold: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
+          reservationTtlMs: Type.Optional(Type.Integer({ minimum: 1000 })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  { additionalProperties: false, $id: 'https://agw.dev/schemas/config.json', title: 'agw configuration' },
+);
+
+export type ConfigFile = Static<typeof ConfigSchema>;
+export type ModelBandName = Static<typeof Band>;
+export type RouteTarget = Static<typeof Target>;

@@ -1,0 +1,102 @@
+/**
+ * The one error catalogue. Every UPPER_SNAKE code the spec and the contract name is
+ * declared once here with its HTTP status; handlers throw `AgwError`s, one error
+ * handler renders the spec's Error body `{error, code?, details?}`.
+ */
+
+export const ERROR_STATUS = {
+  // generic
+  INVALID_REQUEST: 400,
+  INVALID_JSON: 400,
+  INVALID_RANGE: 400,
+  UNAUTHORIZED: 401,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  RATE_LIMITED: 429,
+  INTERNAL_ERROR: 500,
+  // gateway
+  MISSING_MODEL: 400,
+  MISSING_MESSAGES: 400,
+  INSUFFICIENT_FUNDS: 402,
+  MODEL_NOT_ALLOWED: 403,
+  PROVIDER_NOT_FOUND: 404,
+  PROJECT_NOT_FOUND: 404,
+  QUOTA_EXCEEDED: 429,
+  UPSTREAM_RATE_LIMITED: 429,
+  ALPHA_KEY_MISSING: 503,
+  BETA_KEY_MISSING: 503,
+  PROVIDER_KEY_MISSING: 503,
+  UPSTREAM_UNREACHABLE: 503,
+  ALL_CANDIDATES_FAILED: 503,
+  // marketplace
+  MISSING_SKILL_MD: 400,
+  INVALID_BUNDLE: 400,
+  INVALID_CATEGORY: 400,
+  VERSION_EXISTS: 409,
+  SLUG_TAKEN: 403,
+  NOT_OWNER: 403,
+  MASTER_TOKEN_CANNOT_PUBLISH: 403,
+  SKILL_ARCHIVED: 403,
+  SKILL_NOT_FOUND: 404,
+  VERSION_NOT_FOUND: 404,
+  TOO_MANY_FILES: 413,
+  FILE_TOO_LARGE: 413,
+  // portal / oauth
+  INVALID_CREDENTIALS: 401,
+  TOO_MANY_ATTEMPTS: 429,
+  CSRF_FAILED: 403,
+  USER_NOT_FOUND: 404,
+  KEY_NOT_FOUND: 404,
+} as const satisfies Record<string, number>;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+export interface ErrorBody {
+  error: string;
+  code?: string;
+  details?: Record<string, unknown>;
+}
+
+export class AgwError extends Error {
+  readonly status: number;
+  readonly code: ErrorCode;
+  readonly details?: Record<string, unknown>;
+  /** Extra response headers (e.g. Retry-After). */
+  readonly headers?: Record<string, string>;
+
+  constructor(
+    code: ErrorCode,
+    message: string,
+    details?: Record<string, unknown>,
+    headers?: Record<string, string>,
+  ) {
+    super(message);
+    this.name = 'AgwError';
+    this.code = code;
+    this.status = ERROR_STATUS[code];
+    this.details = details;
+    this.headers = headers;
+  }
+
+  toBody(): ErrorBody {
+    const body: ErrorBody = { error: this.message, code: this.code };
+    if (this.details) body.details = this.details;
+    return body;
+  }
+}
+
+export function agwError(
+  code: ErrorCode,
+  message: string,
+  details?: Record<string, unknown>,
+  headers?: Record<string, string>,
+): AgwError {
+  return new AgwError(code, message, details, headers);
+}
+
+export function isAgwError(e: unknown): e is AgwError {
+  return e instanceof AgwError;
+}

@@ -1,0 +1,26 @@
+import type { ProviderDef } from './types.js';
+
+export const anthropic = {
+  id: 'anthropic',
+  name: 'Anthropic',
+  description: 'Claude models served through the Anthropic Messages API.',
+  category: 'LLM',
+  baseUrl: 'https://api.anthropic.com',
+  auth: { style: 'header', header: 'x-api-key' },
+  extraHeaders: { 'anthropic-version': '2023-06-01' },
+  usageFormat: 'anthropic',
+  usageType: 'ai_chat',
+  chatPath: '/v1/messages',
+  pricing: {
+    kind: 'llm',
+    currency: 'USD',
+    lastUpdated: '2025-11-01',
+    sourceUrl: 'https://www.anthropic.com/pricing#api',
+    models: [
+      { model: 'claude-3-5-haiku-latest', band: 'lite', inputPer1M: 0.8, outputPer1M: 4.0, cachedInputPer1M: 0.08 },
+      { model: 'claude-haiku-4-5', band: 'standard', inputPer1M: 1.0, outputPer1M: 5.0, cachedInputPer1M: 0.1 },
+      { model: 'claude-sonnet-4-5', band: 'pro', inputPer1M: 3.0, outputPer1M: 15.0, cachedInputPer1M: 0.3 },
+      { model: 'claude-opus-4-1', band: 'premium', inputPer1M: 15.0, outputPer1M: 75.0, cachedInputPer1M: 1.5 },
+    ],
+  },
+} satisfies ProviderDef;

@@ -1,0 +1,26 @@
+import type { ProviderDef } from './types.js';
+
+/** Cohere's chat (/v2/chat) uses its own body schema, so no OpenAI-style chatPath is declared. */
+export const cohere = {
+  id: 'cohere',
+  name: 'Cohere',
+  description: 'Command models for chat and retrieval-augmented generation served through the Cohere API.',
+  category: 'LLM',
+  baseUrl: 'https://api.cohere.com',
+  auth: { style: 'bearer' },
+  usageFormat: 'cohere',
+  usageType: 'ai_chat',
+  pricing: {
+    kind: 'llm',
+    currency: 'USD',
+    lastUpdated: '2025-11-01',
+    sourceUrl: 'https://cohere.com/pricing',
+    // No prompt-cache discount: cached input = input.
+    models: [
+      { model: 'command-r7b-12-2024', band: 'lite', inputPer1M: 0.0375, outputPer1M: 0.15, cachedInputPer1M: 0.0375 },
+      { model: 'command-r', band: 'standard', inputPer1M: 0.15, outputPer1M: 0.6, cachedInputPer1M: 0.15 },
+      { model: 'command-r-plus', band: 'pro', inputPer1M: 2.5, outputPer1M: 10.0, cachedInputPer1M: 2.5 },
+      { model: 'command-a-03-2025', band: 'pro', inputPer1M: 2.5, outputPer1M: 10.0, cachedInputPer1M: 2.5 },
+    ],
+  },
+} satisfies ProviderDef;

@@ -1,0 +1,25 @@
+import type { ProviderDef } from './types.js';
+
+/** Gemini API; calls go to /v1beta/models/{model}:generateContent, so there is no fixed chat path. */
+export const google = {
+  id: 'google',
+  name: 'Google Gemini',
+  description: 'Gemini models served through the Google Gemini API (Generative Language API).',
+  category: 'LLM',
+  baseUrl: 'https://generativelanguage.googleapis.com',
+  auth: { style: 'header', header: 'x-goog-api-key' },
+  usageFormat: 'gemini',
+  usageType: 'ai_chat',
+  pricing: {
+    kind: 'llm',
+    currency: 'USD',
+    lastUpdated: '2025-11-01',
+    sourceUrl: 'https://ai.google.dev/gemini-api/docs/pricing',
+    // Paid tier, text input, prompts up to 200k tokens; cachedInputPer1M is the context-caching price.
+    models: [
+      { model: 'gemini-2.5-flash-lite', band: 'lite', inputPer1M: 0.1, outputPer1M: 0.4, cachedInputPer1M: 0.01 },
+      { model: 'gemini-2.5-flash', band: 'standard', inputPer1M: 0.3, outputPer1M: 2.5, cachedInputPer1M: 0.03 },
+      { model: 'gemini-2.5-pro', band: 'pro', inputPer1M: 1.25, outputPer1M: 10.0, cachedInputPer1M: 0.125 },
+    ],
+  },
+} satisfies ProviderDef;

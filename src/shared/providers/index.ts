@@ -1,0 +1,103 @@
+/**
+ * The provider catalog: one module per upstream, collected here. Lookups are backed by Maps
+ * built once at module load, because pricing runs on every proxied call.
+ */
+import type { LlmModelPrice, ProviderDef, UnitPrice } from './types.js';
+import { anthropic } from './anthropic.js';
+import { bfl } from './bfl.js';
+import { blockadelabs } from './blockadelabs.js';
+import { cohere } from './cohere.js';
+import { deepgram } from './deepgram.js';
+import { deepseek } from './deepseek.js';
+import { elevenlabs } from './elevenlabs.js';
+import { exa } from './exa.js';
+import { fal } from './fal.js';
+import { google } from './google.js';
+import { groq } from './groq.js';
+import { luma } from './luma.js';
+import { meshy } from './meshy.js';
+import { mistral } from './mistral.js';
+import { openai } from './openai.js';
+import { runway } from './runway.js';
+import { stability } from './stability.js';
+import { tavily } from './tavily.js';
+import { together } from './together.js';
+import { tripo } from './tripo.js';
+import { xai } from './xai.js';
+
+export * from './types.js';
+
+export const PROVIDERS = {
+  // LLM
+  openai,
+  anthropic,
+  google,
+  groq,
+  mistral,
+  deepseek,
+  xai,
+  together,
+  cohere,
+  // Image
+  stability,
+  bfl,
+  // Video
+  runway,
+  luma,
+  // Audio
+  elevenlabs,
+  deepgram,
+  // Search
+  tavily,
+  exa,
+  // 3D
+  meshy,
+  tripo,
+  // Other
+  blockadelabs,
+  fal,
+} as const satisfies Record<string, ProviderDef>;
+
+export type ProviderId = keyof typeof PROVIDERS;
+
+export const PROVIDER_IDS = Object.keys(PROVIDERS) as ProviderId[];
+
+const byId = new Map<string, ProviderDef>(Object.entries(PROVIDERS));
+
+const modelPrices = new Map<string, Map<string, LlmModelPrice>>();
+const unitPrices = new Map<string, { prefixed: UnitPrice[]; fallback: UnitPrice | undefined }>();
+for (const [id, def] of byId) {
+  const pricing = def.pricing;
+  if (pricing.kind === 'llm') {
+    modelPrices.set(id, new Map(pricing.models.map((m) => [m.model, m])));
+  } else {
+    unitPrices.set(id, {
+      prefixed: pricing.units.filter((u) => u.pathPrefix !== undefined),
+      fallback: pricing.units.find((u) => u.pathPrefix === undefined),
+    });
+  }
+}
+
+/** The provider with this id; only real catalog entries (never prototype keys such as "constructor"). */
+export function getProvider(id: string): ProviderDef | undefined {
+  return byId.get(id);
+}
+
+/** Raw price of one model of an LLM provider. */
+export function findModelPrice(providerId: string, model: string): LlmModelPrice | undefined {
+  return modelPrices.get(providerId)?.get(model);
+}
+
+/**
+ * Unit price for a call to `path` (the provider's own path, starting with '/'): the first unit
+ * whose pathPrefix the path starts with, else the first unit without a pathPrefix.
+ */
+export function findUnitPrice(providerId: string, path: string): UnitPrice | undefined {
+  const entry = unitPrices.get(providerId);
+  if (!entry) return undefined;
+  const p = path.startsWith('/') ? path : `/${path}`;
+  for (const unit of entry.prefixed) {
+    if (p.startsWith(unit.pathPrefix as string)) return unit;
+  }
+  return entry.fallback;
+}
