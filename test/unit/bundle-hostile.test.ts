@@ -140,6 +140,22 @@ describe('hostile front matter', () => {
     for (let i = 1; i < 10; i++) lines.push(`a${i}: &a${i} [${Array(10).fill(`*a${i - 1}`).join(', ')}]`);
     only(fm(`---\n${lines.join('\n')}\nname: my-skill\ndescription: d\n---\n`), 'INVALID_FRONT_MATTER');
   });
+  it('deeply nested or oversized front matter is refused before parsing (no stack exhaustion)', () => {
+    for (const n of [1_000, 10_000, 32_000]) {
+      only(fm(`---\nname: ${'['.repeat(n)}${']'.repeat(n)}\ndescription: d\n---\n`), 'INVALID_FRONT_MATTER');
+    }
+    only(fm(`---\nname: my-skill\ndescription: d\nx:\n  ${'- '.repeat(100)}a\n---\n`), 'INVALID_FRONT_MATTER');
+    only(fm(`---\nname: my-skill\ndescription: d\npad: ${'p'.repeat(70_000)}\n---\n`), 'INVALID_FRONT_MATTER');
+  });
+  it('ordinary nested metadata is fine', () => {
+    expect(fm('---\nname: my-skill\ndescription: Tools - pdf - docx - xlsx - csv\nlicense: MIT\nmetadata:\n  author: me\n  tags: [a, b]\nallowed-tools:\n  - Bash\n  - Read\n---\n')).toEqual([]);
+  });
+  it('deeply nested tool manifests are refused before ajv recurses', () => {
+    for (const n of [100, 100_000]) {
+      const deep = `{"name":"t","description":"d","parameters":{"type":"object","properties":{"a":${'{"items":'.repeat(n)}{}${'}'.repeat(n)}}}}`;
+      expectRule(withSkill(file('tools/t.json', deep)), 'INVALID_TOOL_MANIFEST', 'tools/t.json');
+    }
+  });
   it('__proto__ keys do not pollute prototypes', () => {
     const r = parseFrontMatter('---\n__proto__: {polluted: yes}\nname: my-skill\ndescription: d\n---\n');
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();

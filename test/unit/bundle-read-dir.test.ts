@@ -99,12 +99,16 @@ describe('readBundleDir', () => {
       expect(r.problems).toEqual([]);
     }
     const entries = await readBundleDir(dir);
-    const t1 = performance.now();
-    validateBundle(entries);
-    const validateOnly = performance.now() - t1;
+    const validateTimes = Array.from({ length: 5 }, () => {
+      const t1 = performance.now();
+      validateBundle(entries);
+      return performance.now() - t1;
+    });
+    const validateOnly = Math.min(...validateTimes);
     const best = Math.min(...times);
-    console.log(`200-file bundle: read+validate best ${best.toFixed(1)} ms (runs ${times.map((t) => t.toFixed(1)).join('/')}), validate only ${validateOnly.toFixed(1)} ms`);
+    console.log(`200-file bundle: read+validate best ${best.toFixed(1)} ms (runs ${times.map((t) => t.toFixed(1)).join('/')}), validate only (best of 5) ${validateOnly.toFixed(1)} ms`);
     expect(best).toBeLessThan(100);
+    expect(validateOnly).toBeLessThan(100);
   });
 });
 

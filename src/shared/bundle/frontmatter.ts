@@ -10,6 +10,9 @@ export const SKILL_NAME_MAX_LENGTH = 64;
 export const SKILL_NAME_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 /** Agent Skills: description is non-empty and at most 1024 characters. */
 export const SKILL_DESCRIPTION_MAX_LENGTH = 1024;
+/** Front matter is metadata: keep it small and shallow so the YAML parser never runs deep. */
+export const FRONT_MATTER_MAX_BYTES = 64 * 1024;
+export const FRONT_MATTER_MAX_DEPTH = 32;
 
 export interface SkillMeta {
   name: string;
@@ -24,7 +27,8 @@ export function checkSkillName(name: unknown): Verdict {
     return { rule: 'MISSING_NAME', message: 'front matter needs a non-empty "name"' };
   }
   if (typeof name !== 'string') return { rule: 'INVALID_NAME', message: '"name" must be a string' };
-  const bad = (why: string): Verdict => ({ rule: 'INVALID_NAME', message: `name "${name}" ${why}` });
+  const shown = name.length > 80 ? `${name.slice(0, 77)}...` : name;
+  const bad = (why: string): Verdict => ({ rule: 'INVALID_NAME', message: `name "${shown}" ${why}` });
   if ([...name].length > SKILL_NAME_MAX_LENGTH) return bad(`is longer than ${SKILL_NAME_MAX_LENGTH} characters`);
   if (name !== name.toLowerCase()) return bad('must be lowercase');
   if (name.startsWith('-') || name.endsWith('-')) return bad('must not start or end with a hyphen');
@@ -86,24 +90,30 @@ export function parseFrontMatter(text: string, path = SKILL_MD): FrontMatter {
   if (close < 0) return bad('front matter is not closed by a "---" line');
   const yamlText = lines.slice(1, close).join('\n');
   const body = lines.slice(close + 1).join('\n');
-
-  const doc = parseDocument(yamlText, {
-    version: '1.2', schema: 'core', merge: false, uniqueKeys: true, prettyErrors: false, logLevel: 'silent',
-  });
-  const problems: Problem[] = [];
-  for (const e of [...doc.errors, ...doc.warnings]) {
-    problems.push(problem(path, 'INVALID_FRONT_MATTER', `invalid YAML: ${e.message.split('\n')[0]}`));
+  if (Buffer.byteLength(yamlText) > FRONT_MATTER_MAX_BYTES) {
+    return bad(`front matter is larger than ${FRONT_MATTER_MAX_BYTES} bytes`, body);
   }
-  visit(doc, {
-    Node(_key, node) {
-      if (node.tag && !CORE_TAGS.has(node.tag)) {
-        problems.push(problem(path, 'INVALID_FRONT_MATTER', `YAML tag "${node.tag}" is not allowed`));
-      }
-    },
-  });
-  if (problems.length > 0) return { body, problems: dedupe(problems) };
+  if (nestingDepth(yamlText) > FRONT_MATTER_MAX_DEPTH) {
+    return bad(`front matter is nested more than ${FRONT_MATTER_MAX_DEPTH} levels deep`, body);
+  }
+
+  const problems: Problem[] = [];
   let data: unknown;
   try {
+    const doc = parseDocument(yamlText, {
+      version: '1.2', schema: 'core', merge: false, uniqueKeys: true, prettyErrors: false, logLevel: 'silent',
+    });
+    for (const e of [...doc.errors, ...doc.warnings]) {
+      problems.push(problem(path, 'INVALID_FRONT_MATTER', `invalid YAML: ${e.message.split('\n')[0]}`));
+    }
+    visit(doc, {
+      Node(_key, node) {
+        if (node.tag && !CORE_TAGS.has(node.tag)) {
+          problems.push(problem(path, 'INVALID_FRONT_MATTER', `YAML tag "${node.tag}" is not allowed`));
+        }
+      },
+    });
+    if (problems.length > 0) return { body, problems: dedupe(problems) };
     data = doc.toJS({ maxAliasCount: 50 });
   } catch (e) {
     return bad(`invalid YAML: ${(e as Error).message}`, body);
@@ -111,6 +121,31 @@ export function parseFrontMatter(text: string, path = SKILL_MD): FrontMatter {
   if (data === null || data === undefined) data = {};
   if (typeof data !== 'object' || Array.isArray(data)) return bad('front matter must be a YAML mapping', body);
   return { data: data as Record<string, unknown>, body, problems: [] };
+}
+
+/**
+ * Upper bound of the YAML nesting depth, computed without parsing: indentation levels +
+ * leading compact "- "/"? " indicators + one for a key on the line + open flow brackets (quotes not excluded, so
+ * it may over-count, never under-count). Deep input can exhaust the stack inside a parser.
+ */
+export function nestingDepth(yamlText: string): number {
+  const indents: number[] = [];
+  let flow = 0;
+  let max = 0;
+  for (const line of yamlText.split('\n')) {
+    const content = line.trimStart();
+    if (content === '' || content.startsWith('#')) continue;
+    const indent = line.length - content.length;
+    while (indents.length > 0 && indents[indents.length - 1] >= indent) indents.pop();
+    indents.push(indent);
+    const compact = (/^(?:[-?](?:[ \t]+|$))*/.exec(content)?.[0].match(/[-?]/g) ?? []).length + 1;
+    for (const ch of content) {
+      if (ch === '[' || ch === '{') max = Math.max(max, indents.length + compact + ++flow);
+      else if ((ch === ']' || ch === '}') && flow > 0) flow--;
+    }
+    max = Math.max(max, indents.length + compact + flow);
+  }
+  return max;
 }
 
 function dedupe(problems: Problem[]): Problem[] {

@@ -5,10 +5,11 @@ export {
 } from './types.js';
 export { checkCollisions, checkPath } from './paths.js';
 export {
-  SKILL_DESCRIPTION_MAX_LENGTH, SKILL_NAME_MAX_LENGTH, SKILL_NAME_PATTERN,
+  FRONT_MATTER_MAX_BYTES, FRONT_MATTER_MAX_DEPTH, SKILL_DESCRIPTION_MAX_LENGTH, SKILL_NAME_MAX_LENGTH, SKILL_NAME_PATTERN,
+  nestingDepth,
   checkSkillDescription, checkSkillMeta, checkSkillName, isValidSkillName, parseFrontMatter,
   type FrontMatter, type SkillMeta,
 } from './frontmatter.js';
-export { TOOL_NAME_PATTERN, checkToolManifest, isToolManifestPath, schemaError } from './tools.js';
+export { TOOL_MANIFEST_MAX_DEPTH, TOOL_NAME_PATTERN, checkToolManifest, isToolManifestPath, jsonDepth, schemaError } from './tools.js';
 export { bundleErrorCode, bundleErrorStatus, validateBundle, type BundleErrorCode, type BundleValidation } from './validate.js';
 export { DEFAULT_IGNORES, IGNORE_FILE, MAX_WALK_ENTRIES, compileIgnore, readBundleDir, type ReadBundleOptions } from './read-dir.js';

@@ -16,6 +16,23 @@ const ajv2020 = new Ajv2020(OPTIONS);
 addFormats(ajv07);
 addFormats(ajv2020);
 
+/** Deepest JSON nesting accepted in a manifest (checked iteratively before ajv recurses). */
+export const TOOL_MANIFEST_MAX_DEPTH = 64;
+
+/** Nesting depth of a parsed JSON value, without recursion. */
+export function jsonDepth(value: unknown): number {
+  let max = 0;
+  const stack: Array<[unknown, number]> = [[value, 1]];
+  while (stack.length > 0) {
+    const [v, d] = stack.pop()!;
+    if (typeof v !== 'object' || v === null) continue;
+    if (d > max) max = d;
+    if (max > TOOL_MANIFEST_MAX_DEPTH) return max;
+    for (const child of Object.values(v)) stack.push([child, d + 1]);
+  }
+  return max;
+}
+
 /** Tool names as the chat providers accept them. */
 export const TOOL_NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 export const TOOL_MANIFEST_PATH = /^tools\/[^/]+\.json$/;
@@ -58,6 +75,9 @@ export function checkToolManifest(path: string, text: string): { problems: Probl
     return { problems: [manifest(`not valid JSON: ${(e as Error).message}`)] };
   }
   if (!isObject(doc)) return { problems: [manifest('manifest must be a JSON object {name, description, parameters}')] };
+  if (jsonDepth(doc) > TOOL_MANIFEST_MAX_DEPTH) {
+    return { problems: [manifest(`manifest is nested more than ${TOOL_MANIFEST_MAX_DEPTH} levels deep`)] };
+  }
   const problems: Problem[] = [];
   const { name, description, parameters } = doc;
   const nameOk = typeof name === 'string' && TOOL_NAME_PATTERN.test(name);
