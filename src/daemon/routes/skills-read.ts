@@ -1,0 +1,81 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { errorResponses } from '../../shared/schemas/common.js';
+import {
+  PublicVersions, Skill, SkillIdParams, SkillSearchQuery, SkillSearchResult, SkillSlugParams,
+} from '../../shared/schemas/skills.js';
+import { viewerId, visibleSkill } from '../marketplace/access.js';
+import { checkCategory } from '../marketplace/publish.js';
+import { publicVersionsView, skillView } from '../marketplace/views.js';
+import { installersByVersion } from '../store/skill-installs.js';
+import { searchSkills } from '../store/skill-search.js';
+import { displayNames, listVersions, skillById, skillBySlug } from '../store/skills.js';
+import type { RouteOptions } from './index.js';
+
+/**
+ * The public marketplace: search, lookup by id and slug, public versions. No credentials
+ * needed; when valid ones are sent, owners and earlier installers also see archived skills.
+ */
+const skillsRead: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
+  const tags = ['skills'];
+
+  app.get(
+    '/skills',
+    {
+      schema: {
+        tags,
+        summary: 'Search published skills',
+        querystring: SkillSearchQuery,
+        response: { 200: SkillSearchResult, ...errorResponses(400) },
+      },
+    },
+    async (req) => {
+      const { q, category, sort = 'popular', page = 1, limit = 20 } = req.query;
+      if (category) checkCategory(ctx, category);
+      const { rows, total } = await searchSkills(ctx.db, { q, category: category || undefined, sort, page, limit });
+      return { items: rows.map(skillView), total, page, limit };
+    },
+  );
+
+  app.get(
+    '/skills/:id',
+    { schema: { tags, summary: 'One skill', params: SkillIdParams, response: { 200: Skill, ...errorResponses(400, 404) } } },
+    async (req) => {
+      const { id } = req.params;
+      return skillView((await visibleSkill(ctx.db, await skillById(ctx.db, id), await viewerId(ctx, req), id)).skill);
+    },
+  );
+
+  app.get(
+    '/skills/by-slug/:slug',
+    { schema: { tags, summary: 'One skill by its slug', params: SkillSlugParams, response: { 200: Skill, ...errorResponses(400, 404) } } },
+    async (req) => {
+      const { slug } = req.params;
+      return skillView((await visibleSkill(ctx.db, await skillBySlug(ctx.db, slug), await viewerId(ctx, req), slug)).skill);
+    },
+  );
+
+  app.get(
+    '/skills/:id/public-versions',
+    {
+      schema: {
+        tags,
+        summary: 'Published versions with release notes and edit attribution',
+        params: SkillIdParams,
+        response: { 200: PublicVersions, ...errorResponses(400, 404) },
+      },
+    },
+    async (req) => {
+      const { id } = req.params;
+      const access = await visibleSkill(ctx.db, await skillById(ctx.db, id), await viewerId(ctx, req), id);
+      // drafts never; archived versions only for the owner and earlier installers
+      const versions = (await listVersions(ctx.db, id)).filter(
+        (v) => v.status === 'published' || (v.status === 'archived' && access.isInstaller),
+      );
+      const names = await displayNames(ctx.db, versions.flatMap((v) => (v.notes_updated_by ? [v.notes_updated_by] : [])));
+      const installers = await installersByVersion(ctx.db, id);
+      return publicVersionsView(access.skill, versions, { current: access.skill.current_version, installers, names });
+    },
+  );
+};
+
+export default skillsRead;

@@ -1,0 +1,194 @@
+import { Type, type Static } from 'typebox';
+import { DateTime } from './common.js';
+
+/** Request and response shapes of the skill marketplace (spec "Skills", contract "What the spec leaves open"). */
+
+const NullableString = Type.Union([Type.String(), Type.Null()]);
+
+export const SkillStatus = Type.Union([Type.Literal('draft'), Type.Literal('published'), Type.Literal('archived')]);
+export type SkillStatusT = Static<typeof SkillStatus>;
+
+export const Skill = Type.Object(
+  {
+    id: Type.Integer(),
+    slug: Type.String(),
+    name: Type.String(),
+    description: Type.String(),
+    category: Type.String(),
+    price: Type.Number({ description: 'USD; 0 = free' }),
+    status: SkillStatus,
+    currentVersion: NullableString,
+    ownerId: Type.String(),
+    ownerName: Type.String(),
+    installCount: Type.Integer(),
+    createdAt: DateTime(),
+    updatedAt: DateTime(),
+  },
+  { title: 'Skill' },
+);
+export type SkillT = Static<typeof Skill>;
+
+export const SkillIdParams = Type.Object({ id: Type.Integer({ minimum: 1 }) });
+export const SkillSlugParams = Type.Object({ slug: Type.String({ minLength: 1, maxLength: 200 }) });
+export const SkillVersionParams = Type.Object({
+  id: Type.Integer({ minimum: 1 }),
+  version: Type.String({ minLength: 1, maxLength: 200 }),
+});
+
+export const SkillSearchQuery = Type.Object(
+  {
+    q: Type.Optional(Type.String({ maxLength: 200, description: 'Words matched in name, slug and description' })),
+    category: Type.Optional(Type.String({ maxLength: 100 })),
+    sort: Type.Optional(
+      Type.Union([Type.Literal('popular'), Type.Literal('recent'), Type.Literal('name'), Type.Literal('price')], {
+        default: 'popular',
+        description: 'popular = most installs, recent = last updated, name = A-Z, price = cheapest first',
+      }),
+    ),
+    page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100000, default: 1 })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
+  },
+  { additionalProperties: false },
+);
+export type SkillSearchQueryT = Static<typeof SkillSearchQuery>;
+
+export const SkillSearchResult = Type.Object(
+  { items: Type.Array(Skill), total: Type.Integer(), page: Type.Integer(), limit: Type.Integer() },
+  { title: 'SkillSearchResult' },
+);
+
+/** Version strings appear in URL paths: printable, no whitespace and no "/". */
+const VERSION_PATTERN = '^[^\\s/\\u0000-\\u001f\\u007f]+$';
+
+const publishFields = {
+  name: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Display name; default: the SKILL.md name' })),
+  slug: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'Unique slug; default: the SKILL.md name' })),
+  category: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'One of marketplace.categories' })),
+  version: Type.String({ minLength: 1, maxLength: 64, pattern: VERSION_PATTERN, description: 'SemVer recommended' }),
+  price: Type.Optional(Type.Number({ minimum: 0, maximum: 10000, description: 'USD, 0 = free' })),
+  description: Type.Optional(Type.String({ maxLength: 1024, description: 'Default: the SKILL.md description' })),
+  notes: Type.Optional(Type.String({ maxLength: 20000, description: 'Release notes of this version' })),
+  overwrite: Type.Optional(Type.Boolean({ description: 'Replace an existing version' })),
+  status: Type.Optional(Type.Union([Type.Literal('published'), Type.Literal('draft')], { default: 'published' })),
+};
+
+/** multipart/form-data: the fields above as form fields, one part named `files` per file (filename = bundle path). */
+export const PublishForm = Type.Object(
+  {
+    ...publishFields,
+    files: Type.Optional(
+      Type.Array(Type.String({ contentMediaType: 'application/octet-stream' }), {
+        description: 'One part per file; the part’s filename is the path inside the bundle',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type PublishFormT = Static<typeof PublishForm>;
+
+export const PublishFile = Type.Object(
+  {
+    path: Type.String({ description: 'Relative path inside the bundle' }),
+    content: Type.String({ description: 'UTF-8 text, or base64 when encoding is "base64"' }),
+    encoding: Type.Optional(Type.Union([Type.Literal('utf8'), Type.Literal('base64')], { default: 'utf8' })),
+  },
+  { additionalProperties: false },
+);
+
+export const PublishJson = Type.Object({ ...publishFields, files: Type.Optional(Type.Array(PublishFile)) }, { additionalProperties: false });
+export type PublishJsonT = Static<typeof PublishJson>;
+export type PublishFieldsT = Omit<PublishJsonT, 'files'>;
+
+export const PublishResult = Type.Object({ id: Type.Integer(), version: Type.String() }, { title: 'PublishResult' });
+
+const VersionCommon = {
+  version: Type.String(),
+  publishedAt: DateTime(),
+  installerCount: Type.Integer(),
+  isCurrent: Type.Boolean(),
+  notes: Type.String(),
+  notesUpdatedAt: Type.Union([DateTime(), Type.Null()]),
+  notesUpdatedByName: Type.Union([Type.String(), Type.Null()]),
+};
+
+export const PublicVersions = Type.Object(
+  {
+    skillId: Type.Integer(),
+    slug: Type.String(),
+    currentVersion: NullableString,
+    versions: Type.Array(Type.Object(VersionCommon)),
+  },
+  { title: 'PublicVersions' },
+);
+export type PublicVersionsT = Static<typeof PublicVersions>;
+
+export const OwnerVersions = Type.Object(
+  {
+    skillId: Type.Integer(),
+    slug: Type.String(),
+    currentVersion: NullableString,
+    versions: Type.Array(Type.Object({ ...VersionCommon, status: SkillStatus, fileCount: Type.Integer(), size: Type.Integer() })),
+  },
+  { title: 'OwnerVersions' },
+);
+export type OwnerVersionsT = Static<typeof OwnerVersions>;
+
+export const PatchSkillBody = Type.Object(
+  {
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+    description: Type.Optional(Type.String({ maxLength: 1024 })),
+    category: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+    price: Type.Optional(Type.Number({ minimum: 0, maximum: 10000, description: 'USD' })),
+    status: Type.Optional(SkillStatus),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+export type PatchSkillBodyT = Static<typeof PatchSkillBody>;
+
+export const PatchVersionBody = Type.Object({ notes: Type.String({ maxLength: 20000 }) }, { additionalProperties: false });
+
+export const VersionFiles = Type.Object(
+  { files: Type.Array(Type.Object({ path: Type.String(), size: Type.Integer(), sha256: Type.String() })) },
+  { title: 'VersionFiles' },
+);
+
+export const InstallResult = Type.Object(
+  {
+    skillId: Type.Integer(),
+    version: Type.String(),
+    charged: Type.Number({ description: 'USD charged by this call (0 for free skills and repeat installs)' }),
+    alreadyInstalled: Type.Boolean(),
+  },
+  { title: 'InstallResult' },
+);
+export type InstallResultT = Static<typeof InstallResult>;
+
+export const MySkills = Type.Object(
+  {
+    items: Type.Array(
+      Type.Object({
+        ...Skill.properties,
+        revenue: Type.Number({ description: 'USD credited to the owner, after the platform fee' }),
+        installs: Type.Integer(),
+      }),
+    ),
+  },
+  { title: 'MySkills' },
+);
+export type MySkillsT = Static<typeof MySkills>;
+
+export const TimeseriesQuery = Type.Object(
+  { days: Type.Optional(Type.Integer({ minimum: 1, maximum: 365, default: 30 })) },
+  { additionalProperties: false },
+);
+
+export const Timeseries = Type.Object(
+  {
+    days: Type.Integer(),
+    series: Type.Array(
+      Type.Object({ date: Type.String({ format: 'date' }), installs: Type.Integer(), revenue: Type.Number({ description: 'USD' }) }),
+    ),
+  },
+  { title: 'SkillTimeseries' },
+);
+export type TimeseriesT = Static<typeof Timeseries>;
