@@ -1,6 +1,8 @@
 import { Command, Option } from 'commander';
 import { CliError, UsageError, reportError } from './errors.js';
 import { registerAdmin } from './commands/admin/index.js';
+import { registerAccount } from './program/account.js';
+import { registerSkill } from './program/skill.js';
 
 /**
  * The command table. Commands are declared here as data; each action loads its module
@@ -14,7 +16,15 @@ export function buildProgram(version: string): Command {
     .showSuggestionAfterError(true)
     .showHelpAfterError('(run with --help for usage)')
     .configureOutput({ outputError: (str, write) => write(str) })
-    .exitOverride();
+    .exitOverride()
+    // program options only before the subcommand, so `skill publish --version 1.0.0` is not `agw --version`
+    .enablePositionalOptions()
+    .addHelpText(
+      'after',
+      '\nExamples:\n  agw serve --demo\n  agw login --with-token < key.txt\n  agw skill init my-skill && agw skill validate my-skill\n' +
+        '  agw skill publish my-skill --version 1.0.0\n  agw chat "Say hello" --stream\n  agw wallet --json\n\n' +
+        'Every command that prints data takes --json. Exit codes: 0 ok, 1 failed, 2 usage error.',
+    );
 
   program
     .command('serve')
@@ -41,6 +51,8 @@ export function buildProgram(version: string): Command {
     .addHelpText('after', '\nExample:\n  agw config check ~/.agw/agw.yaml')
     .action(async (file, opts) => (await import('./commands/config.js')).check(file, opts));
 
+  registerSkill(program);
+  registerAccount(program);
   registerAdmin(program);
   return program;
 }

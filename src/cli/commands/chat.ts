@@ -1,0 +1,92 @@
+/** `agw chat "prompt"`: one turn through POST /gateway/chat, streamed or not. */
+import { Api } from '../api.js';
+import type { GlobalOpts } from '../auth.js';
+import { CliError, UsageError } from '../errors.js';
+import { usd } from '../format.js';
+import { dim, isTty, printJson } from '../output.js';
+import { readStdin } from '../prompt.js';
+import { readEvent, replyText, sseData, type Usage } from './chat-sse.js';
+
+interface ChatOpts extends GlobalOpts {
+  model: string;
+  system?: string;
+  stream?: boolean;
+  maxTokens?: string;
+  temperature?: string;
+}
+
+const CHAT_TIMEOUT_MS = 10 * 60_000;
+
+function buildBody(prompt: string, o: ChatOpts): Record<string, unknown> {
+  const messages = [...(o.system ? [{ role: 'system', content: o.system }] : []), { role: 'user', content: prompt }];
+  const body: Record<string, unknown> = { model: o.model, messages, stream: Boolean(o.stream) };
+  if (o.maxTokens !== undefined) {
+    const n = Number(o.maxTokens);
+    if (!Number.isInteger(n) || n < 1) throw new UsageError('--max-tokens must be an integer of at least 1');
+    body.max_tokens = n;
+  }
+  if (o.temperature !== undefined) {
+    const t = Number(o.temperature);
+    if (!Number.isFinite(t) || t < 0 || t > 2) throw new UsageError('--temperature must be a number from 0 to 2');
+    body.temperature = t;
+  }
+  return body;
+}
+
+export async function chat(promptArg: string | undefined, opts: ChatOpts): Promise<void> {
+  let prompt = promptArg;
+  if (prompt === undefined || prompt === '-') {
+    if (process.stdin.isTTY) throw new UsageError('give a prompt', 'agw chat "Say hello", or pipe it: echo hi | agw chat');
+    prompt = (await readStdin()).trim();
+  }
+  if (!prompt) throw new UsageError('the prompt is empty');
+  const body = buildBody(prompt, opts);
+  const api = await Api.open(opts);
+  const started = Date.now();
+  const res = await api.send('POST', '/gateway/chat', { auth: 'bearer', json: body, timeoutMs: CHAT_TIMEOUT_MS });
+  const provider = res.headers.get('x-service-resolved-provider');
+  const model = res.headers.get('x-service-resolved-model');
+  const viaAlias = res.headers.get('x-service-resolved-via-alias') === '1';
+
+  if (!opts.stream) {
+    const answer = (await res.json()) as Record<string, unknown>;
+    if (opts.json) return printJson(answer);
+    process.stdout.write(replyText(answer) + '\n');
+  } else {
+    let content = '';
+    const usage: Usage = {};
+    try {
+      for await (const data of sseData(res.body!)) {
+        const ev = readEvent(data);
+        if (ev.error) throw new CliError(`the upstream failed mid-stream: ${ev.error}`, 'retry, or pick another model with --model', 'STREAM_ERROR');
+        if (ev.usage) for (const [k, v] of Object.entries(ev.usage)) if (typeof v === 'number') usage[k as keyof Usage] = v;
+        if (ev.text) {
+          content += ev.text;
+          if (!opts.json) process.stdout.write(ev.text);
+        }
+      }
+    } catch (e) {
+      if (e instanceof CliError) throw e;
+      if (!opts.json && content) process.stdout.write('\n');
+      throw new CliError(`the stream broke off: ${(e as Error).message}`, 'retry the request', 'STREAM_ERROR');
+    }
+    if (opts.json) return printJson({ provider, model, viaAlias, content, usage });
+    process.stdout.write('\n');
+  }
+  if (isTty() && !opts.json) process.stdout.write(dim(`${provider}/${model}${await costSince(api, started, model)}`) + '\n');
+}
+
+/** The debit this call booked: the newest wallet transaction, if it is ours. Empty when unknown. */
+async function costSince(api: Api, started: number, model: string | null): Promise<string> {
+  try {
+    const t = await api.get<{ items: { amount: number; createdAt: string; model?: string }[] }>('/wallet/transactions', {
+      query: { limit: 1 },
+      timeoutMs: 3000,
+    });
+    const last = t.items[0];
+    if (!last || Date.parse(last.createdAt) < started - 1000 || (last.model && model && last.model !== model)) return '';
+    return ` · ${usd(-last.amount)}`;
+  } catch {
+    return '';
+  }
+}

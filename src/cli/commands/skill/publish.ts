@@ -1,0 +1,93 @@
+/**
+ * `agw skill publish [DIR] --version V`: validate locally first (the marketplace's own
+ * rules), then upload the files as multipart (parts named `files`, filename = path).
+ */
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import type { Problem } from '../../../shared/bundle/index.js';
+import { Api, errorDetails } from '../../api.js';
+import type { GlobalOpts } from '../../auth.js';
+import { UsageError } from '../../errors.js';
+import { bold, printJson, printTable, useColor } from '../../output.js';
+import { fileCount, loadBundle } from './bundle.js';
+import { buildMultipart, type FilePart } from './multipart.js';
+import { assertValid } from './pack.js';
+
+export interface PublishOpts extends GlobalOpts {
+  version: string;
+  price?: string;
+  category?: string;
+  slug?: string;
+  draft?: boolean;
+  notes?: string;
+  notesFile?: string;
+  overwrite?: boolean;
+  dryRun?: boolean;
+}
+
+/** Release notes from --notes or --notes-file (not both). */
+export async function notesFrom(text: string | undefined, file: string | undefined, flags = '--notes or --notes-file'): Promise<string | undefined> {
+  if (text !== undefined && file !== undefined) throw new UsageError(`use ${flags}, not both`);
+  if (file === undefined) return text;
+  try {
+    return await readFile(file, 'utf8');
+  } catch (e) {
+    throw new UsageError(`cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  }
+}
+
+function priceField(raw: string | undefined): string | undefined {
+  if (raw === undefined) return undefined;
+  const n = Number(raw);
+  if (raw.trim() === '' || !Number.isFinite(n) || n < 0 || n > 10_000) throw new UsageError(`--price must be USD from 0 to 10000, got ${raw}`);
+  return String(n);
+}
+
+export async function publish(dirArg: string | undefined, opts: PublishOpts): Promise<void> {
+  if (!opts.version.trim() || /[\s/]/.test(opts.version)) throw new UsageError(`invalid --version "${opts.version}"`, 'use a SemVer version such as 1.0.0');
+  const price = priceField(opts.price);
+  const notes = await notesFrom(opts.notes, opts.notesFile);
+  const bundle = await loadBundle(dirArg);
+  assertValid(bundle);
+  const meta = bundle.validation.meta!;
+  const files: FilePart[] = bundle.entries.filter((e) => e.kind === 'file').map((e) => ({ path: e.path, content: e.content ?? Buffer.alloc(0) }));
+  const fields = {
+    name: meta.name,
+    slug: opts.slug ?? meta.name,
+    description: meta.description,
+    version: opts.version,
+    category: opts.category,
+    price,
+    notes,
+    overwrite: opts.overwrite ? 'true' : undefined,
+    status: opts.draft ? 'draft' : undefined,
+  };
+  const body = buildMultipart(fields, files);
+
+  if (opts.dryRun) {
+    const list = files.map((f) => ({ path: f.path, size: f.content.length, sha256: createHash('sha256').update(f.content).digest('hex') }));
+    if (opts.json) return printJson({ dryRun: true, fields, files: list, bytes: body.total });
+    printTable(['FILE', 'BYTES'], list.map((f) => [f.path, f.size]));
+    process.stdout.write(`dry run: would publish ${fields.slug} ${opts.version} (${fileCount(bundle.entries)} files, ${body.total} bytes); nothing sent\n`);
+    return;
+  }
+
+  const api = await Api.open(opts);
+  const progress = useColor() && process.stderr.isTTY ? (await import('../../ui/progress.js')).startProgress(`uploading ${fields.slug}`, body.total) : undefined;
+  let result: { id: number; version: string };
+  try {
+    result = await api.json('POST', '/skills', {
+      body: body.stream((sent) => progress?.update(sent)),
+      headers: { 'content-type': body.contentType },
+      timeoutMs: 10 * 60_000,
+    });
+  } catch (e) {
+    progress?.done();
+    const problems = (errorDetails(e)?.problems ?? []) as Problem[];
+    for (const p of problems) process.stderr.write(`${p.path}: ${p.rule}: ${p.message}\n`);
+    throw e;
+  }
+  progress?.done();
+  if (opts.json) return printJson(result);
+  process.stdout.write(`published ${bold(fields.slug)} ${result.version} (id ${result.id})${opts.draft ? ' as a draft' : ''}\n`);
+}

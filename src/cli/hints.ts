@@ -1,0 +1,62 @@
+/** What to do next after a server error: one hint per status / code. */
+
+export interface ErrorInfo {
+  status: number;
+  code?: string;
+  message: string;
+  details?: Record<string, unknown>;
+  retryAfter?: string | null;
+  /** The auth mode the request used ('session' for portal endpoints). */
+  auth?: string;
+}
+
+const money = (v: unknown) => (typeof v === 'number' ? `$${v.toFixed(2)}` : String(v));
+
+export function hintFor(e: ErrorInfo, resetsAt?: string): string | undefined {
+  const { status, code } = e;
+  switch (code) {
+    case 'INSUFFICIENT_FUNDS': {
+      const d = e.details ?? {};
+      const left = 'balance' in d ? ` (balance ${money(d.balance)}, monthly allowance ${money(d.monthlyAllowance)})` : '';
+      return `top up: agw wallet topup AMOUNT, or in the portal${left}`;
+    }
+    case 'MODEL_NOT_ALLOWED':
+      return 'your tier does not include this model: see the allowed aliases with agw entitlements, or upgrade your tier';
+    case 'QUOTA_EXCEEDED':
+      return resetsAt ? `the quota resets at ${resetsAt}; upgrade your tier for more` : 'wait for the quota period to reset (agw entitlements shows when) or upgrade your tier';
+    case 'VERSION_EXISTS':
+      return 'publish a new --version, or replace this one with --overwrite';
+    case 'SLUG_TAKEN':
+      return 'another creator owns this slug: change "name" in SKILL.md';
+    case 'NOT_OWNER':
+      return 'only the skill’s owner can do this; check the profile with agw whoami';
+    case 'MASTER_TOKEN_CANNOT_PUBLISH':
+      return 'publish with a personal agw_ key: agw login --with-token';
+    case 'SKILL_ARCHIVED':
+      return 'the owner archived this skill; only accounts that installed it before can install it';
+    case 'SKILL_NOT_FOUND':
+      return 'find skills with agw skill search QUERY';
+    case 'INVALID_BUNDLE':
+    case 'MISSING_SKILL_MD':
+      return 'check the bundle locally: agw skill validate DIR';
+    case 'INVALID_CATEGORY':
+      return 'pick one of the marketplace categories, e.g. --category other';
+    case 'TOO_MANY_FILES':
+    case 'FILE_TOO_LARGE':
+      return 'at most 200 files of 5 MB each; list what should not be published in .agwignore';
+    case 'ALPHA_KEY_MISSING':
+    case 'BETA_KEY_MISSING':
+    case 'PROVIDER_KEY_MISSING':
+      return 'the daemon has no upstream key for that provider: set AGW_PROVIDER_<ID>_KEY where agw serve runs';
+    case 'INVALID_CREDENTIALS':
+      return 'check the email and password, or log in with a key: agw login --with-token';
+  }
+  if (status === 401) {
+    return e.auth === 'session' ? 'log in to the portal: agw login --email YOU@example.com' : 'log in: agw login --with-token (or set AGW_API_KEY)';
+  }
+  if (status === 402) return 'top up: agw wallet topup AMOUNT, or in the portal';
+  if (status === 403) return 'your account or tier does not allow this: agw entitlements shows what it includes';
+  if (status === 429) return e.retryAfter ? `retry after ${e.retryAfter} s` : 'slow down and retry later';
+  if (status >= 500) return 'the service or its upstream failed; retry later, or check the daemon log';
+  return undefined;
+}

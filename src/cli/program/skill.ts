@@ -1,0 +1,130 @@
+import type { Command } from 'commander';
+import { examples, lazy, remote } from './lazy.js';
+
+const creator = () => import('../commands/skill/creator.js');
+const market = () => import('../commands/skill/market.js');
+
+/** `agw skill …`: create, check, pack and publish bundles; find, install and manage skills. */
+export function registerSkill(program: Command): void {
+  const skill = program
+    .command('skill')
+    .description('create, validate, pack and publish skill bundles; search, install and manage skills')
+    .addHelpText('after', examples('agw skill init my-skill', 'agw skill validate my-skill', 'agw skill publish my-skill --version 1.0.0', 'agw skill install my-skill'));
+
+  skill
+    .command('init [name]')
+    .description('scaffold a new skill bundle (SKILL.md, tools/, scripts/, assets/) that validates as created')
+    .option('--dir <dir>', 'folder to create it in (default ./NAME, or the current folder without NAME)')
+    .option('--force', 'write into a folder that is not empty (overwrites template files)')
+    .option('--json', 'print {name, dir, files} as JSON')
+    .addHelpText('after', examples('agw skill init weather-report', 'mkdir my-skill && cd my-skill && agw skill init'))
+    .action(lazy(async () => (await import('../commands/skill/init.js')).init));
+
+  skill
+    .command('validate [dir]')
+    .description('check a bundle with the marketplace’s validator; prints every problem with file and rule, exit 1 on any')
+    .option('--json', 'print {dir, ok, name, files, problems} as JSON')
+    .option('--format <format>', 'text, json or github (GitHub Actions ::error annotations)', 'text')
+    .addHelpText('after', examples('agw skill validate', 'agw skill validate ./my-skill --json', 'agw skill validate skills/weather --format github   # in a CI job'))
+    .action(lazy(async () => (await import('../commands/skill/validate.js')).validate));
+
+  skill
+    .command('pack [dir]')
+    .description('write a reproducible .tgz of the bundle (sorted, fixed mtimes, honours .agwignore)')
+    .option('-o, --out <file>', 'output file (default ./NAME.tgz)')
+    .option('--json', 'print {file, name, files, bytes, sha256} as JSON')
+    .addHelpText('after', examples('agw skill pack', 'agw skill pack ./my-skill -o dist/my-skill.tgz'))
+    .action(lazy(async () => (await import('../commands/skill/pack.js')).pack));
+
+  skill
+    .command('publish [dir]')
+    .description('validate locally, then upload a version of the bundle (the first publisher of a name owns it)')
+    .requiredOption('--version <version>', 'version to publish (SemVer, e.g. 1.0.0)')
+    .option('--price <usd>', 'price in USD per install, 0 = free (first publish: 0; later: unchanged)')
+    .option('--category <category>', 'marketplace category (first publish: other; later: unchanged)')
+    .option('--slug <slug>', 'marketplace slug (default: the name in SKILL.md)')
+    .option('--draft', 'publish as a draft (hidden from search)')
+    .option('--notes <text>', 'release notes')
+    .option('--notes-file <file>', 'read the release notes from a file')
+    .option('--overwrite', 'replace this version if it was published before')
+    .option('--dry-run', 'validate and list what would be uploaded; send nothing')
+    .option('--json', 'print the server’s answer as JSON')
+    .addHelpText('after', examples('agw skill publish ./my-skill --version 1.0.0', 'agw skill publish --version 1.1.0 --price 2.5 --category npc-dialogue --notes-file CHANGELOG.md', 'agw skill publish --version 1.1.0 --dry-run'))
+    .action(lazy(async () => (await import('../commands/skill/publish.js')).publish));
+
+  skill
+    .command('search [query]')
+    .description('search the published skills')
+    .option('--category <category>', 'only this category')
+    .option('--sort <sort>', 'popular, recent, name or price')
+    .option('--page <n>', 'page number', '1')
+    .option('--limit <n>', 'results per page (at most 100)', '20')
+    .option('--json', 'print the API answer')
+    .addHelpText('after', examples('agw skill search weather', 'agw skill search --category scene --sort recent --json'))
+    .action(lazy(async () => (await market()).search));
+
+  skill
+    .command('info <skill>')
+    .description('details of one skill (by id or slug)')
+    .option('--json', 'print the API answer')
+    .addHelpText('after', examples('agw skill info weather-report', 'agw skill info 12 --json'))
+    .action(lazy(async () => (await market()).info));
+
+  skill
+    .command('versions <skill>')
+    .description('published versions with release notes; --all adds drafts and archived ones (owner)')
+    .option('--all', 'every version of a skill you own')
+    .option('--json', 'print the API answer')
+    .addHelpText('after', examples('agw skill versions weather-report', 'agw skill versions weather-report --all'))
+    .action(lazy(async () => (await market()).versions));
+
+  skill
+    .command('notes <skill> <version>')
+    .description('show a version’s release notes, or change them with --set / --file (owner)')
+    .option('--set <text>', 'new release notes')
+    .option('--file <file>', 'read the new release notes from a file')
+    .option('--json', 'print the API answer')
+    .addHelpText('after', examples('agw skill notes weather-report 1.0.0', 'agw skill notes weather-report 1.0.0 --set "Fixes the units"'))
+    .action(lazy(async () => (await market()).notes));
+
+  skill
+    .command('status <skill> <status>')
+    .description('publish, archive or draft a skill you own (status: publish|published, archive|archived, draft)')
+    .option('--json', 'print the API answer')
+    .addHelpText('after', examples('agw skill status weather-report archive', 'agw skill status 12 publish'))
+    .action(lazy(async () => (await market()).status));
+
+  skill
+    .command('republish <skill> <version>')
+    .description('publish an archived version again (owner)')
+    .option('--json', 'print the API answer')
+    .addHelpText('after', examples('agw skill republish weather-report 1.0.0'))
+    .action(lazy(async () => (await market()).republish));
+
+  skill
+    .command('install <skill>')
+    .description('install a skill (paid skills are charged once) and unpack it into ./.agw/skills/SLUG, checking every file')
+    .option('--dir <dir>', 'install into this folder instead of ./.agw/skills/SLUG')
+    .option('--force', 'replace an existing folder')
+    .option('--json', 'print {skillId, slug, version, charged, alreadyInstalled, dir, verified, files} as JSON')
+    .addHelpText('after', examples('agw skill install weather-report', 'agw skill install 12 --dir ~/.claude/skills/weather-report'))
+    .action(lazy(async () => (await import('../commands/skill/install.js')).install));
+
+  skill
+    .command('mine')
+    .description('the skills you published, with installs and revenue')
+    .option('--json', 'print the API answer')
+    .addHelpText('after', examples('agw skill mine', 'agw skill mine --json'))
+    .action(lazy(async () => (await creator()).mine));
+
+  skill
+    .command('stats')
+    .description('daily installs and revenue of your skills (a sparkline on a terminal)')
+    .option('--days <n>', 'how many days', '30')
+    .option('--json', 'print the API answer')
+    .addHelpText('after', examples('agw skill stats', 'agw skill stats --days 90 --json'))
+    .action(lazy(async () => (await creator()).stats));
+
+  // every command but the three local ones talks to a daemon
+  for (const c of skill.commands) if (!['init', 'validate', 'pack'].includes(c.name())) remote(c);
+}

@@ -1,0 +1,193 @@
+import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { readBundleDir } from '../../src/shared/bundle/index.js';
+import { startTestDaemon, type TestDaemon, type TestUser } from '../helpers/daemon.js';
+import { ANSI, cliEnv, json, type CliEnv } from './cli-env.js';
+
+/** The creator's path through the real CLI and a real daemon: init → publish → install. */
+let d: TestDaemon;
+let creator: TestUser;
+let buyer: TestUser;
+let env: CliEnv;
+let bundleDir: string;
+let id: number;
+
+beforeAll(async () => {
+  d = await startTestDaemon();
+  creator = await d.user({ tier: 'pro' });
+  buyer = await d.user({ tier: 'free', balance: 10 }); // no allowance: a charge comes off the balance
+  env = cliEnv({ AGW_BASE_URL: d.url, NO_COLOR: undefined });
+  const login = await env.run(['login', '--with-token'], { input: creator.key });
+  if (login.code !== 0) throw new Error(login.stderr);
+  bundleDir = join(env.dir, 'tiny-tool');
+});
+afterAll(async () => {
+  env?.cleanup();
+  await d?.close();
+});
+
+const api = async (path: string, key?: string) => {
+  const r = await d.fetch(path, { key });
+  expect(r.status, path).toBe(200);
+  return r.json();
+};
+const asBuyer = () => ({ env: { AGW_API_KEY: buyer.key } });
+const balance = async (key: string) => ((await api('/wallet', key)) as { balance: number }).balance;
+
+describe('the creator path', () => {
+  test('init, validate, pack, publish, versions, notes, install into a folder with the same files', async () => {
+    expect((await env.run(['skill', 'init', 'tiny-tool'])).code).toBe(0);
+    writeFileSync(join(bundleDir, 'scripts', 'run.sh'), '#!/bin/sh\necho tiny\n');
+    chmodSync(join(bundleDir, 'scripts', 'run.sh'), 0o755);
+    writeFileSync(join(bundleDir, 'assets', 'data.bin'), Buffer.from([0, 1, 2, 250, 251, 252, 255]));
+    mkdirSync(join(bundleDir, 'node_modules', 'x'), { recursive: true });
+    writeFileSync(join(bundleDir, 'node_modules', 'x', 'big.js'), 'not published');
+
+    expect((await env.run(['skill', 'validate', 'tiny-tool'])).code).toBe(0);
+    expect((await env.run(['skill', 'pack', 'tiny-tool'])).code).toBe(0);
+
+    const pub = await env.run(['skill', 'publish', 'tiny-tool', '--version', '1.0.0', '--price', '2', '--category', 'other', '--notes', 'First release', '--json']);
+    expect(pub.stderr).toBe('');
+    expect(pub.code).toBe(0);
+    const result = json<{ id: number; version: string }>(pub);
+    expect(result).toEqual({ id: expect.any(Number), version: '1.0.0' });
+    id = result.id;
+
+    const dup = await env.run(['skill', 'publish', 'tiny-tool', '--version', '1.0.0']);
+    expect(dup.code).toBe(1);
+    expect(dup.stderr).toMatch(/^error VERSION_EXISTS: .+\nhint: .*--overwrite/);
+    const over = await env.run(['skill', 'publish', 'tiny-tool', '--version', '1.0.0', '--overwrite', '--notes', 'First release']);
+    expect(over.code).toBe(0);
+    expect(over.stdout).toBe(`published tiny-tool 1.0.0 (id ${id})\n`);
+
+    writeFileSync(join(env.dir, 'CHANGES.md'), 'Adds data.bin\n');
+    expect((await env.run(['skill', 'publish', 'tiny-tool', '--version', '1.1.0', '--notes-file', 'CHANGES.md'])).code).toBe(0);
+
+    const versions = await env.run(['skill', 'versions', 'tiny-tool', '--json']);
+    expect(json(versions)).toEqual(await api(`/skills/${id}/public-versions`));
+    const human = await env.run(['skill', 'versions', 'tiny-tool']);
+    expect(human.stdout).toMatch(/^tiny-tool \(id \d+\), current 1\.1\.0\nVERSION\tPUBLISHED\tINSTALLS\tNOTES\n1\.1\.0 \*\t/);
+    expect(human.stdout).not.toMatch(ANSI);
+
+    expect((await env.run(['skill', 'notes', 'tiny-tool', '1.0.0', '--set', 'Better notes'])).code).toBe(0);
+    expect((await env.run(['skill', 'notes', String(id), '1.0.0'])).stdout).toBe('Better notes\n');
+    expect((await env.run(['skill', 'notes', 'tiny-tool', '1.1.0'])).stdout).toBe('Adds data.bin\n');
+    const edited = json<{ versions: { version: string; notes: string; notesUpdatedAt: string | null; notesUpdatedByName: string | null }[] }>(
+      await env.run(['skill', 'versions', 'tiny-tool', '--json']),
+    ).versions.find((v) => v.version === '1.0.0');
+    expect(edited).toMatchObject({ notes: 'Better notes', notesUpdatedAt: expect.any(String), notesUpdatedByName: expect.any(String) });
+
+    // the buyer installs it: charged once, the files are exactly the bundle's
+    const before = await balance(buyer.key);
+    const target = join(env.dir, 'installed', 'tiny');
+    const inst = await env.run(['skill', 'install', 'tiny-tool', '--dir', target, '--json'], asBuyer());
+    expect(inst.code).toBe(0);
+    // the spec keeps the sha256 file list owner-only: an installer checks the archive itself
+    expect(inst.stderr).toContain('note: only the owner may read the file list');
+    expect(json(inst)).toMatchObject({ skillId: id, slug: 'tiny-tool', version: '1.1.0', charged: 2, alreadyInstalled: false, dir: target, verified: 'archive' });
+    expect(await balance(buyer.key)).toBeCloseTo(before - 2, 9);
+    const source = (await readBundleDir(bundleDir)).filter((e) => e.kind === 'file');
+    const installed = (await readBundleDir(target)).filter((e) => e.kind === 'file');
+    expect(installed.map((e) => e.path)).toEqual(source.map((e) => e.path));
+    expect(installed.map((e) => e.path)).not.toContain('node_modules/x/big.js');
+    for (const [i, e] of installed.entries()) expect(e.content!.equals(source[i].content!), e.path).toBe(true);
+
+    // an existing folder is not touched (and nothing is charged); --force replaces it for free
+    writeFileSync(join(target, 'SKILL.md'), 'local edit');
+    const again = await env.run(['skill', 'install', 'tiny-tool', '--dir', target], asBuyer());
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain('error DIR_EXISTS');
+    expect(readFileSync(join(target, 'SKILL.md'), 'utf8')).toBe('local edit');
+    const forced = await env.run(['skill', 'install', 'tiny-tool', '--dir', target, '--force', '--json'], asBuyer());
+    expect(json(forced)).toMatchObject({ charged: 0, alreadyInstalled: true });
+    expect(readFileSync(join(target, 'SKILL.md')).equals(source.find((e) => e.path === 'SKILL.md')!.content!)).toBe(true);
+    expect(await balance(buyer.key)).toBeCloseTo(before - 2, 9);
+
+    // by default into ./.agw/skills/<slug>
+    const cwd = join(env.dir, 'project');
+    mkdirSync(cwd);
+    const def = await env.run(['skill', 'install', String(id)], { ...asBuyer(), cwd });
+    expect(def.code).toBe(0);
+    expect(def.stdout).toMatch(/^installed tiny-tool 1\.1\.0 into \.agw\/skills\/tiny-tool \(\d+ files, already owned\)\n$/);
+    expect(readFileSync(join(cwd, '.agw', 'skills', 'tiny-tool', 'assets', 'data.bin'))).toEqual(Buffer.from([0, 1, 2, 250, 251, 252, 255]));
+  });
+
+  test('the owner’s install checks every file’s sha256; a tampered file fails and nothing is written', async () => {
+    const ok = await env.run(['skill', 'install', 'tiny-tool', '--dir', 'own', '--json']);
+    expect(ok.stderr).toBe('');
+    expect(ok.code).toBe(0);
+    const listed = (await api(`/skills/${id}/versions/1.1.0/files`, creator.key)) as { files: { path: string; sha256: string }[] };
+    expect(json(ok)).toMatchObject({ verified: 'sha256', files: listed.files });
+
+    const skillMd = listed.files.find((f) => f.path === 'SKILL.md')!;
+    await d.daemon.ctx.db.run('UPDATE blobs SET data = ? WHERE sha256 = ?', [Buffer.from('---\nname: tiny-tool\ndescription: evil\n---\n'), skillMd.sha256]);
+    const bad = await env.run(['skill', 'install', 'tiny-tool', '--dir', join('tampered', 'tiny')]);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/^error CHECKSUM_MISMATCH: .*SKILL\.md: sha256 mismatch/);
+    expect(existsSync(join(env.dir, 'tampered', 'tiny'))).toBe(false);
+    expect(existsSync(join(env.dir, 'tampered')) ? readdirSync(join(env.dir, 'tampered')) : []).toEqual([]);
+    await d.daemon.ctx.db.run('UPDATE blobs SET data = ? WHERE sha256 = ?', [readFileSync(join(bundleDir, 'SKILL.md')), skillMd.sha256]);
+  });
+
+  test('search, info, mine and stats print the API answer with --json', async () => {
+    expect(json(await env.run(['skill', 'search', 'tiny', '--json']))).toEqual(await api('/skills?q=tiny'));
+    expect(json(await env.run(['skill', 'info', 'tiny-tool', '--json']))).toEqual(await api(`/skills/${id}`));
+    expect(json(await env.run(['skill', 'mine', '--json']))).toEqual(await api('/skills/mine', creator.key));
+    expect(json(await env.run(['skill', 'stats', '--days', '7', '--json']))).toEqual(await api('/skills/mine/timeseries?days=7', creator.key));
+    const mine = await env.run(['skill', 'mine']);
+    expect(mine.stdout).toMatch(/^ID\tSLUG\tSTATUS\tVERSION\tPRICE\tINSTALLS\tREVENUE\n\d+\ttiny-tool\tpublished\t1\.1\.0\t\$2\.00\t\d+\t\$1\.60\n$/); // 80% of one $2 sale
+    const stats = await env.run(['skill', 'stats', '--days', '7']);
+    expect(stats.stdout.trim().split('\n')).toHaveLength(1 + 7 + 1);
+    expect(stats.stdout).not.toMatch(ANSI);
+  });
+
+  test('status archives and publishes; a draft version is published by republish', async () => {
+    expect((await env.run(['skill', 'status', 'tiny-tool', 'archive'])).stdout).toBe('tiny-tool is now archived\n');
+    expect(json<{ total: number }>(await env.run(['skill', 'search', 'tiny', '--json'])).total).toBe(0);
+    expect((await env.run(['skill', 'status', 'tiny-tool', 'publish'])).code).toBe(0);
+    expect(json<{ total: number }>(await env.run(['skill', 'search', 'tiny', '--json'])).total).toBe(1);
+    expect((await env.run(['skill', 'status', 'tiny-tool', 'deleted'])).code).toBe(2);
+
+    expect((await env.run(['skill', 'publish', 'tiny-tool', '--version', '2.0.0', '--draft'])).code).toBe(0);
+    type Owner = { versions: { version: string; status: string }[] };
+    const status = async () => json<Owner>(await env.run(['skill', 'versions', 'tiny-tool', '--all', '--json'])).versions.find((v) => v.version === '2.0.0')?.status;
+    expect(await status()).toBe('draft');
+    expect((await env.run(['skill', 'republish', 'tiny-tool', '2.0.0'])).code).toBe(0);
+    expect(await status()).toBe('published');
+  });
+});
+
+describe('publish checks', () => {
+  test('a dry run validates and lists the files but sends nothing', async () => {
+    const before = await api('/skills/mine', creator.key);
+    const r = await env.run(['skill', 'publish', 'tiny-tool', '--version', '9.9.9', '--dry-run', '--json']);
+    expect(r.code).toBe(0);
+    const dry = json<{ dryRun: boolean; fields: { slug: string; version: string }; files: { path: string }[] }>(r);
+    expect(dry.fields).toMatchObject({ slug: 'tiny-tool', version: '9.9.9' });
+    expect(dry.files.map((f) => f.path)).toContain('assets/data.bin');
+    expect(await api('/skills/mine', creator.key)).toEqual(before);
+  });
+
+  test('an invalid bundle is refused locally (exit 1) with every problem; bad flags are usage errors', async () => {
+    const bad = join(env.dir, 'bad-skill');
+    mkdirSync(bad);
+    writeFileSync(join(bad, 'SKILL.md'), '---\nname: Bad\n---\n');
+    const r = await env.run(['skill', 'publish', 'bad-skill', '--version', '1.0.0']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('bad-skill/SKILL.md: INVALID_NAME');
+    expect(r.stderr).toContain('bad-skill/SKILL.md: MISSING_DESCRIPTION');
+    expect(r.stderr).toContain('error INVALID_BUNDLE');
+    expect((await env.run(['skill', 'publish', 'tiny-tool', '--version', '1.0.0', '--price', '-3'])).code).toBe(2);
+    expect((await env.run(['skill', 'publish', 'tiny-tool', '--version', '1.0.0', '--notes', 'a', '--notes-file', 'b'])).code).toBe(2);
+  });
+
+  test('another creator cannot take the slug or edit the notes (403 with a hint)', async () => {
+    const taken = await env.run(['skill', 'publish', 'tiny-tool', '--version', '5.0.0'], asBuyer());
+    expect(taken.code).toBe(1);
+    expect(taken.stderr).toMatch(/^error SLUG_TAKEN: .+\nhint: /);
+    const notes = await env.run(['skill', 'notes', 'tiny-tool', '1.0.0', '--set', 'mine now'], asBuyer());
+    expect(notes.code).toBe(1);
+    expect(notes.stderr).toContain('error NOT_OWNER');
+  });
+});
