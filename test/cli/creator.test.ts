@@ -83,9 +83,9 @@ describe('the creator path', () => {
     const target = join(env.dir, 'installed', 'tiny');
     const inst = await env.run(['skill', 'install', 'tiny-tool', '--dir', target, '--json'], asBuyer());
     expect(inst.code).toBe(0);
-    // the spec keeps the sha256 file list owner-only: an installer checks the archive itself
-    expect(inst.stderr).toContain('note: only the owner may read the file list');
-    expect(json(inst)).toMatchObject({ skillId: id, slug: 'tiny-tool', version: '1.1.0', charged: 2, alreadyInstalled: false, dir: target, verified: 'archive' });
+    // the file list is owner-only, so a buyer checks every file against the sha256 the bundle declares
+    expect(inst.stderr).toBe('');
+    expect(json(inst)).toMatchObject({ skillId: id, slug: 'tiny-tool', version: '1.1.0', charged: 2, alreadyInstalled: false, dir: target, verified: 'sha256' });
     expect(await balance(buyer.key)).toBeCloseTo(before - 2, 9);
     const source = (await readBundleDir(bundleDir)).filter((e) => e.kind === 'file');
     const installed = (await readBundleDir(target)).filter((e) => e.kind === 'file');
@@ -127,6 +127,11 @@ describe('the creator path', () => {
     expect(bad.stderr).toMatch(/^error CHECKSUM_MISMATCH: .*SKILL\.md: sha256 mismatch/);
     expect(existsSync(join(env.dir, 'tampered', 'tiny'))).toBe(false);
     expect(existsSync(join(env.dir, 'tampered')) ? readdirSync(join(env.dir, 'tampered')) : []).toEqual([]);
+    // a buyer (who cannot read the file list) catches it too, from the digests in the archive
+    const buyerBad = await env.run(['skill', 'install', 'tiny-tool', '--dir', join('tampered', 'buyer'), '--force'], asBuyer());
+    expect(buyerBad.code).toBe(1);
+    expect(buyerBad.stderr).toMatch(/^error CHECKSUM_MISMATCH: .*SKILL\.md: sha256 mismatch/);
+    expect(existsSync(join(env.dir, 'tampered', 'buyer'))).toBe(false);
     await d.daemon.ctx.db.run('UPDATE blobs SET data = ? WHERE sha256 = ?', [readFileSync(join(bundleDir, 'SKILL.md')), skillMd.sha256]);
   });
 

@@ -7,20 +7,23 @@ import type { ManifestEntry } from '../store/skills.js';
 
 const BLOCK = 512;
 
-/** The tar header block(s) of one regular file: a PAX header first when the path needs it (long or non-ASCII). */
-export function fileHeader(path: string, size: number, mtime: Date): Buffer {
+/**
+ * The tar header blocks of one regular file: a PAX extended header (carrying the full
+ * path when it is long or non-ASCII, and the file's sha256 as `comment=sha256:<hex>` so
+ * an installer can verify every file without the owner-only file list), then the ustar block.
+ */
+export function fileHeader(path: string, size: number, mtime: Date, sha256: string): Buffer {
   const data = { path, size, mode: 0o644, mtime, type: 'File' as const, uid: 0, gid: 0, uname: '', gname: '' };
-  const header = new Header(data);
   const block = Buffer.alloc(BLOCK);
-  const needPax = header.encode(block, 0);
-  return needPax ? Buffer.concat([new Pax(data).encode(), block]) : block;
+  new Header(data).encode(block, 0);
+  return Buffer.concat([new Pax({ ...data, comment: `sha256:${sha256}` }).encode(), block]);
 }
 
 async function* tarBlocks(q: Queryable, files: readonly ManifestEntry[], mtime: Date): AsyncGenerator<Buffer> {
   for (const f of files) {
     const data = await getBlob(q, f.sha256);
     if (!data) throw new Error(`blob ${f.sha256} of ${f.path} is missing`);
-    yield fileHeader(f.path, data.length, mtime);
+    yield fileHeader(f.path, data.length, mtime, f.sha256);
     yield data;
     const pad = (BLOCK - (data.length % BLOCK)) % BLOCK;
     if (pad) yield Buffer.alloc(pad);

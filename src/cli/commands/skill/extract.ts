@@ -10,6 +10,8 @@ export interface ExtractedFile {
   path: string;
   content: Buffer;
   executable: boolean;
+  /** The sha256 the server declared for this file (PAX `comment=sha256:<hex>`), if any. */
+  declaredSha256?: string;
 }
 
 const REGULAR = new Set(['File', 'OldFile', 'ContiguousFile']);
@@ -31,7 +33,10 @@ export async function readTarGz(buf: Buffer): Promise<ExtractedFile[]> {
       else {
         const chunks: Buffer[] = [];
         e.on('data', (c: Buffer) => chunks.push(c));
-        e.on('end', () => files.push({ path, content: Buffer.concat(chunks), executable: ((e.mode ?? 0) & 0o111) !== 0 }));
+        const declared = /^sha256:([0-9a-f]{64})$/.exec(e.extended?.comment ?? '')?.[1];
+        e.on('end', () =>
+          files.push({ path, content: Buffer.concat(chunks), executable: ((e.mode ?? 0) & 0o111) !== 0, declaredSha256: declared }),
+        );
         return;
       }
       e.resume();
@@ -51,6 +56,22 @@ export interface ListedFile {
   path: string;
   size: number;
   sha256: string;
+}
+
+/**
+ * Every file's sha256 equals the digest the server declared for it in the archive; throws
+ * when a digest is missing or differs. This is what an installer who is not the owner
+ * (and so cannot read the file list) verifies.
+ */
+export function verifyDeclared(files: readonly ExtractedFile[]): void {
+  const diffs: string[] = [];
+  for (const f of files) {
+    if (!f.declaredSha256) diffs.push(`${f.path}: no sha256 in the archive`);
+    else if (createHash('sha256').update(f.content).digest('hex') !== f.declaredSha256) diffs.push(`${f.path}: sha256 mismatch`);
+  }
+  if (diffs.length > 0) {
+    throw new CliError(`the bundle failed verification (${diffs.length}): ${diffs.slice(0, 5).join('; ')}`, 'nothing was written; retry the install', 'CHECKSUM_MISMATCH');
+  }
 }
 
 /** Every listed file present with its size and sha256, and nothing else; throws listing the differences. */

@@ -1,6 +1,7 @@
 /**
  * `agw skill install SKILL`: install into the account, download the version's bundle,
- * check it against the file list (sha256 of every file) in memory, write it to a temp
+ * check every file's sha256 against the digest the server declared for it in the archive
+ * (and, for the owner, against the version's file list) in memory, write it to a temp
  * folder next to the target and rename it into place, so nothing is ever half-written.
  */
 import { createHash, randomBytes } from 'node:crypto';
@@ -12,7 +13,7 @@ import type { GlobalOpts } from '../../auth.js';
 import { CliError } from '../../errors.js';
 import { usd } from '../../format.js';
 import { bold, printJson } from '../../output.js';
-import { readTarGz, verifyFiles, type ExtractedFile, type ListedFile } from './extract.js';
+import { readTarGz, verifyDeclared, verifyFiles, type ExtractedFile, type ListedFile } from './extract.js';
 import { getSkill } from './resolve.js';
 
 const exists = (p: string) => stat(p).then(() => true, () => false);
@@ -61,8 +62,9 @@ export async function install(ref: string, opts: GlobalOpts & { dir?: string; fo
   const listed = await fileList(api, base);
   const res = await api.send('GET', `${base}/bundle`, { headers: { accept: 'application/gzip' }, timeoutMs: 5 * 60_000 });
   const files = await readTarGz(Buffer.from(await res.arrayBuffer()));
+  // The owner can also check against the version's file list (nothing missing, nothing extra).
+  verifyDeclared(files);
   if (listed) verifyFiles(files, listed);
-  else process.stderr.write('note: only the owner may read the file list (sha256); checked the archive’s own checksums and paths\n');
 
   await mkdir(dirname(target), { recursive: true });
   const tmp = join(dirname(target), `.${basename(target)}.agw-${randomBytes(4).toString('hex')}`);
@@ -75,7 +77,7 @@ export async function install(ref: string, opts: GlobalOpts & { dir?: string; fo
   }
   if (opts.json) {
     const sums = listed ?? files.map((f) => ({ path: f.path, size: f.content.length, sha256: createHash('sha256').update(f.content).digest('hex') }));
-    return printJson({ ...result, slug: skill.slug, dir: target, verified: listed ? 'sha256' : 'archive', files: sums });
+    return printJson({ ...result, slug: skill.slug, dir: target, verified: 'sha256', files: sums });
   }
   const paid = result.charged > 0 ? `, charged ${usd(result.charged)}` : result.alreadyInstalled ? ', already owned' : '';
   process.stdout.write(`installed ${bold(skill.slug)} ${result.version} into ${shown} (${files.length} files${paid})\n`);
