@@ -1,0 +1,154 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { errorResponses } from '../../shared/schemas/common.js';
+import {
+  DailySpend,
+  ProjectParams,
+  ProjectSpend,
+  RangeQuery,
+  SpendSummary,
+  type DailySpendT,
+  type SpendSummaryT,
+} from '../../shared/schemas/portal-spend.js';
+import { AgwError } from '../../shared/errors.js';
+import { nanoToUsd } from '../../shared/money.js';
+import { requireAuth, userOf } from '../auth/principal.js';
+import { projectForMember } from '../store/projects.js';
+import {
+  addCells,
+  DAY_MS,
+  parseRange,
+  projectSpendByProvider,
+  userSpendDaily,
+  userSpendGroups,
+  zeroCells,
+  type SpendCells,
+} from '../store/spend.js';
+import type { RouteOptions } from './index.js';
+
+export const UNTAGGED_PROJECT_NAME = 'Untagged';
+
+function usd(c: SpendCells) {
+  return { calls: c.calls, failures: c.failures, rawCost: nanoToUsd(c.rawNano), customerCost: nanoToUsd(c.customerNano) };
+}
+
+function rangeView(r: { days: number; since: number }) {
+  return { days: r.days, since: new Date(r.since).toISOString() };
+}
+
+const byCostDesc = (a: { customerCost: number }, b: { customerCost: number }) => b.customerCost - a.customerCost;
+
+/**
+ * The spec's spend reports (session cookie only: a gateway key gets 401). Totals are
+ * summed in integer nano-USD from the same group rows as the breakdowns, so they equal
+ * the sum of the rows exactly.
+ */
+const portalSpend: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
+  const auth = requireAuth(ctx, ['session']);
+  const security = [{ session: [] }];
+  const config = { validationCodes: { range: 'INVALID_RANGE' as const } };
+
+  app.get(
+    '/portal/spend/summary',
+    {
+      preHandler: auth,
+      config,
+      schema: {
+        tags: ['spend'],
+        summary: 'The caller’s spend by provider and by project tag',
+        security,
+        querystring: RangeQuery,
+        response: { 200: SpendSummary, ...errorResponses(400, 401) },
+      },
+    },
+    async (req): Promise<SpendSummaryT> => {
+      const u = userOf(req);
+      const range = parseRange(req.query.range);
+      const groups = await userSpendGroups(ctx.db, u.userId, range.since);
+      const totals = zeroCells();
+      const providers = new Map<string, SpendCells>();
+      const projects = new Map<string | null, SpendCells & { name: string }>();
+      for (const g of groups) {
+        addCells(totals, g);
+        if (!providers.has(g.providerId)) providers.set(g.providerId, zeroCells());
+        addCells(providers.get(g.providerId)!, g);
+        const name = g.projectId === null ? UNTAGGED_PROJECT_NAME : (g.projectName ?? g.projectId);
+        if (!projects.has(g.projectId)) projects.set(g.projectId, { ...zeroCells(), name });
+        addCells(projects.get(g.projectId)!, g);
+      }
+      return {
+        range: rangeView(range),
+        totals: usd(totals),
+        byProvider: [...providers].map(([providerId, c]) => ({ providerId, ...usd(c) })).sort(byCostDesc),
+        byProject: [...projects]
+          .map(([projectId, c]) => ({ projectId, projectName: c.name, ...usd(c) }))
+          .sort(byCostDesc),
+      };
+    },
+  );
+
+  app.get(
+    '/portal/spend/projects/:id',
+    {
+      preHandler: auth,
+      config,
+      schema: {
+        tags: ['spend'],
+        summary: 'One project’s spend by provider (every member’s calls tagged with it)',
+        security,
+        params: ProjectParams,
+        querystring: RangeQuery,
+        response: { 200: ProjectSpend, ...errorResponses(400, 401, 404) },
+      },
+    },
+    async (req) => {
+      const u = userOf(req);
+      const range = parseRange(req.query.range);
+      const project = await projectForMember(ctx.db, req.params.id, u.userId);
+      if (!project) throw new AgwError('PROJECT_NOT_FOUND', `no project ${req.params.id} that you have a role on`);
+      const rows = await projectSpendByProvider(ctx.db, project.uid, range.since);
+      const totals = zeroCells();
+      for (const r of rows) addCells(totals, r);
+      const { failures: _f, ...t } = usd(totals);
+      return {
+        project: { uid: project.uid, name: project.name },
+        range: rangeView(range),
+        totals: t,
+        byProvider: rows
+          .map((r) => {
+            const { failures: _x, ...c } = usd(r);
+            return { providerId: r.providerId, ...c };
+          })
+          .sort(byCostDesc),
+      };
+    },
+  );
+
+  app.get(
+    '/portal/spend/daily',
+    {
+      preHandler: auth,
+      config,
+      schema: {
+        tags: ['spend'],
+        summary: 'The caller’s spend per UTC day (the dashboard’s chart); every day of the range, zeros included',
+        security,
+        querystring: RangeQuery,
+        response: { 200: DailySpend, ...errorResponses(400, 401) },
+      },
+    },
+    async (req): Promise<DailySpendT> => {
+      const u = userOf(req);
+      const now = Date.now();
+      const range = parseRange(req.query.range, now);
+      const rows = new Map((await userSpendDaily(ctx.db, u.userId, range.since)).map((r) => [r.day, r]));
+      const days: DailySpendT['days'] = [];
+      const last = Math.max(Math.floor(now / DAY_MS), ...rows.keys());
+      for (let d = Math.floor(range.since / DAY_MS); d <= last; d++) {
+        days.push({ date: new Date(d * DAY_MS).toISOString().slice(0, 10), ...usd(rows.get(d) ?? zeroCells()) });
+      }
+      return { range: rangeView(range), days };
+    },
+  );
+};
+
+export default portalSpend;

@@ -1,0 +1,58 @@
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { AgwError } from '../../shared/errors.js';
+import { authenticate, readCookie } from '../auth/principal.js';
+import { SESSION_COOKIE } from '../auth/sessions.js';
+import { userById } from '../store/users.js';
+import { ASSETS } from '../web/assets.js';
+import { dashboardPage } from '../web/dashboard-page.js';
+import { sendPage } from '../web/layout.js';
+import { loginPage } from '../web/login-page.js';
+import { safeNext } from '../web/next.js';
+import { setSessionCookie } from '../web/session-cookie.js';
+import type { RouteOptions } from './index.js';
+
+type Query = { next?: unknown };
+
+/**
+ * The web portal at the root: `/` (dashboard, or the login form without a session),
+ * `/login?next=/path` (the OAuth flow returns through it) and `/assets/*`. Not part of
+ * the API document.
+ */
+const portalWeb: FastifyPluginAsync<RouteOptions> = async (app, { ctx }) => {
+  async function signedIn(req: FastifyRequest, reply: FastifyReply) {
+    const p = await authenticate(ctx, req, ['session']);
+    if (!p || p.kind !== 'session') return null;
+    const user = await userById(ctx.db, p.userId);
+    if (!user) return null;
+    setSessionCookie(ctx, reply, readCookie(req, SESSION_COOKIE)!);
+    return { email: user.email, csrfToken: p.csrfToken, tier: p.tier };
+  }
+
+  app.get('/', { schema: { hide: true } }, async (req, reply) => {
+    const user = await signedIn(req, reply);
+    if (user) return sendPage(reply, dashboardPage(user));
+    return sendPage(reply, loginPage({ next: safeNext((req.query as Query).next) }));
+  });
+
+  app.get('/login', { schema: { hide: true } }, async (req, reply) => {
+    const next = safeNext((req.query as Query).next);
+    if (await signedIn(req, reply)) return reply.redirect(next, 303);
+    return sendPage(reply, loginPage({ next }));
+  });
+
+  app.get('/assets/:name', { schema: { hide: true } }, async (req, reply) => {
+    const { name } = req.params as { name: string };
+    const asset = Object.hasOwn(ASSETS, name) ? ASSETS[name] : undefined;
+    if (!asset) throw new AgwError('NOT_FOUND', `no asset ${name}`);
+    const versioned = (req.query as { v?: string }).v === asset.hash;
+    reply
+      .header('content-type', asset.type)
+      .header('etag', asset.etag)
+      .header('x-content-type-options', 'nosniff')
+      .header('cache-control', versioned ? 'public, max-age=31536000, immutable' : 'public, max-age=300');
+    if (req.headers['if-none-match'] === asset.etag) return reply.status(304).send();
+    return reply.send(asset.body);
+  });
+};
+
+export default portalWeb;

@@ -1,0 +1,98 @@
+import { escapeHtml, renderPage, type PageUser } from './layout.js';
+
+const money = (id: string, label: string) => `<div><dt>${label}</dt><dd id="${id}">…</dd></div>`;
+const th = (cells: [string, string?][]) =>
+  `<thead><tr>${cells.map(([t, cls]) => `<th scope="col"${cls ? ` class="${cls}"` : ''}>${t}</th>`).join('')}</tr></thead>`;
+const SPEND_COLS: [string, string?][] = [['Calls', 'num'], ['Failed', 'num hide-sm'], ['Raw cost', 'num hide-sm'], ['Charged', 'num'], ['<span class="sr">Share</span>']];
+
+/**
+ * The dashboard's shell: headings, labelled controls and empty tables that the
+ * dashboard script fills from the JSON API.
+ */
+export function dashboardPage(user: PageUser & { tier: string }): string {
+  const body = `
+<h1>Dashboard</h1>
+<p id="status" class="sr" role="status" aria-live="polite"></p>
+<div class="grid">
+<section class="card wide" aria-labelledby="spend-h">
+  <h2 id="spend-h">Spend</h2>
+  <div class="toolbar">
+    <label for="range">Range</label>
+    <select id="range">
+      <option value="7d">Last 7 days</option>
+      <option value="30d" selected>Last 30 days</option>
+      <option value="90d">Last 90 days</option>
+      <option value="365d">Last 365 days</option>
+    </select>
+    <span class="note">since <span id="spend-since">…</span></span>
+  </div>
+  <dl class="stats" id="totals">
+    ${money('total-calls', 'Calls')}${money('total-failures', 'Failed calls')}${money('total-raw', 'Raw cost')}${money('total-customer', 'Charged')}
+  </dl>
+  <h3 id="daily-h">Charged per day</h3>
+  <svg id="daily-chart" class="chart" role="img" aria-labelledby="daily-h" viewBox="0 0 800 170"></svg>
+  <div class="axis note"><span id="daily-first"></span><span id="daily-max"></span><span id="daily-last"></span></div>
+  <details><summary>Daily figures as a table</summary>
+    <div class="scroll"><table>${th([['Day'], ['Calls', 'num'], ['Failed', 'num'], ['Charged', 'num']])}<tbody id="daily-rows"></tbody></table></div>
+  </details>
+</section>
+<section class="card" aria-labelledby="prov-h">
+  <h2 id="prov-h">By provider</h2>
+  <div class="scroll"><table id="by-provider">${th([['Provider'], ...SPEND_COLS])}<tbody id="provider-rows"></tbody></table></div>
+</section>
+<section class="card" aria-labelledby="proj-h">
+  <h2 id="proj-h">By project</h2>
+  <div class="scroll"><table id="by-project">${th([['Project'], ...SPEND_COLS])}<tbody id="project-rows"></tbody></table></div>
+</section>
+<section class="card" aria-labelledby="wallet-h">
+  <h2 id="wallet-h">Wallet</h2>
+  <dl class="stats">${money('wallet-balance', 'Balance')}<div><dt>Monthly allowance</dt><dd id="wallet-allowance">…</dd></div></dl>
+  <div class="meter"><div class="lbl"><span id="wallet-meter-l">Allowance used</span><span id="wallet-allowance-of" class="note"></span></div>
+  <meter id="wallet-meter" min="0" max="1" value="0" aria-labelledby="wallet-meter-l"></meter></div>
+  <h3>Transactions</h3>
+  <div class="scroll"><table>${th([['When'], ['What'], ['Amount', 'num'], ['Balance after', 'num hide-sm']])}<tbody id="tx-rows"></tbody></table></div>
+  <p><button type="button" id="tx-more" class="secondary" hidden>Load more</button></p>
+</section>
+<section class="card" aria-labelledby="ent-h">
+  <h2 id="ent-h">Entitlements</h2>
+  <p>Tier: <strong id="ent-tier">${escapeHtml(user.tier)}</strong></p>
+  <h3>Capabilities</h3><ul class="tags" id="ent-capabilities"></ul>
+  <h3>Model bands</h3><ul class="tags" id="ent-bands"></ul>
+  <h3>Quotas <span class="note" id="ent-period"></span></h3><div id="ent-quotas"></div>
+  <details><summary>Allowed models</summary>
+    <div class="scroll"><table>${th([['Provider'], ['Model'], ['Band']])}<tbody id="ent-models"></tbody></table></div></details>
+  <details><summary>Aliases</summary>
+    <div class="scroll"><table>${th([['Alias'], ['Resolves to']])}<tbody id="ent-aliases"></tbody></table></div></details>
+</section>
+<section class="card wide" aria-labelledby="keys-h">
+  <h2 id="keys-h">API keys</h2>
+  <form id="key-form" class="row">
+    <div><label for="key-name">New key name</label><input id="key-name" name="name" type="text" maxlength="100" placeholder="e.g. laptop"></div>
+    <button type="submit" id="key-create">Create key</button>
+  </form>
+  <div id="new-key" hidden>
+    <p><strong>Your new key.</strong> Copy it now: it is shown only once and stored hashed.</p>
+    <code id="new-key-value" class="secret" tabindex="-1"></code>
+    <button type="button" id="new-key-copy" class="secondary">Copy</button>
+  </div>
+  <div class="scroll"><table>${th([['Name'], ['Key'], ['Created', 'hide-sm'], ['Last used', 'hide-sm'], ['<span class="sr">Action</span>']])}<tbody id="key-rows"></tbody></table></div>
+</section>
+<section class="card wide" aria-labelledby="projects-h">
+  <h2 id="projects-h">Projects</h2>
+  <p class="note">Tag a call with a project by sending <code>X-Service-Project-Id: &lt;uid&gt;</code>.</p>
+  <div class="scroll"><table>${th([['Name'], ['Uid', 'hide-sm'], ['Role'], ['<span class="sr">Spend</span>']])}<tbody id="projects-rows"></tbody></table></div>
+  <div id="project-spend" hidden>
+    <h3 id="project-spend-title" tabindex="-1"></h3>
+    <p>Charged <strong id="project-spend-total"></strong><span id="project-spend-calls"></span></p>
+    <div class="scroll"><table>${th([['Provider'], ['Calls', 'num'], ['Raw cost', 'num hide-sm'], ['Charged', 'num']])}<tbody id="project-spend-rows"></tbody></table></div>
+  </div>
+</section>
+</div>`;
+  return renderPage({
+    title: 'Dashboard',
+    body,
+    user,
+    script: true,
+    head: `<meta name="csrf-token" content="${escapeHtml(user.csrfToken)}">\n`,
+  });
+}
