@@ -4,6 +4,24 @@ import health from './health.js';
 import openapi from './openapi.js';
 import catalog from './catalog.js';
 import wallet from './wallet.js';
+import gatewayChat from './gateway-chat.js';
+import proxy from './proxy.js';
+import smart from './smart.js';
+import entitlements from './entitlements.js';
+import aliases from './aliases.js';
+import skillsRead from './skills-read.js';
+import skillsPublish from './skills-publish.js';
+import skillsOwner from './skills-owner.js';
+import skillsVersions from './skills-versions.js';
+import skillsInstall from './skills-install.js';
+import oauth from './oauth.js';
+import oauthToken from './oauth-token.js';
+import oauthDiscovery from './oauth-discovery.js';
+import portalSession from './portal-session.js';
+import portalSpend from './portal-spend.js';
+import portalKeys from './portal-keys.js';
+import portalAccount from './portal-account.js';
+import portalWeb from './portal-web.js';
 
 /**
  * The route table: every route group is one file, registered here. API routes live
@@ -15,8 +33,26 @@ export async function registerRoutes(app: FastifyInstance, ctx: AppContext): Pro
     await scope.register(openapi, { ctx });
     await scope.register(catalog, { ctx });
     await scope.register(wallet, { ctx });
+    await scope.register(gatewayChat, { ctx });
+    await scope.register(proxy, { ctx });
+    await scope.register(smart, { ctx });
+    await scope.register(entitlements, { ctx });
+    await scope.register(aliases, { ctx });
+    await scope.register(skillsRead, { ctx });
+    await scope.register(skillsPublish, { ctx });
+    await scope.register(skillsOwner, { ctx });
+    await scope.register(skillsVersions, { ctx });
+    await scope.register(skillsInstall, { ctx });
+    await scope.register(oauth, { ctx });
+    await scope.register(oauthToken, { ctx });
+    await scope.register(portalSession, { ctx });
+    await scope.register(portalSpend, { ctx });
+    await scope.register(portalKeys, { ctx });
+    await scope.register(portalAccount, { ctx });
   };
   await app.register(api, { prefix: '/api' });
+  await app.register(oauthDiscovery, { ctx });
+  await app.register(portalWeb, { ctx });
 }
 
 export interface RouteOptions {

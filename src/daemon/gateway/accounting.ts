@@ -1,0 +1,157 @@
+import { randomBytes } from 'node:crypto';
+import type { TierDef } from '../../shared/config/defaults.js';
+import type { ResolvedConfig } from '../../shared/config/resolve.js';
+import { AgwError } from '../../shared/errors.js';
+import { nanoToUsd, usdToNano } from '../../shared/money.js';
+import type { UsageType } from '../../shared/providers/index.js';
+import type { AppContext } from '../context.js';
+import { quotaPeriod, retakeQuotaUnit, returnQuotaUnit, takeQuotaUnit } from '../store/quotas.js';
+import { failUsage, finalizeUsage, insertReservedUsage, walletWithOverride, type NewUsage } from '../store/usage.js';
+import { canSpend, debit, walletState, type WalletState } from '../store/wallets.js';
+import type { Cost } from './pricing.js';
+
+/**
+ * The money side of a gateway call, one transaction per step:
+ *   reserve  — take 1 quota unit (atomic conditional upsert), check the wallet can spend,
+ *              insert the usage record as 'reserved'; before the upstream is contacted.
+ *   finalize — record tokens and costs against the concrete model, debit the wallet
+ *              (allowance first, then balance) as one wallet transaction keyed by the
+ *              usage id (UNIQUE: booked exactly once).
+ *   release  — on a non-2xx answer or an upstream failure: record 'failed', refund the unit.
+ */
+export interface Reservation {
+  id: string;
+  userId: string;
+  tier: string;
+  usageType: UsageType;
+  periodKey: string;
+  endpoint: NewUsage['endpoint'];
+  projectId: string | null;
+  /** set synchronously by the first finalize/release: a call settles once */
+  settled: boolean;
+}
+
+export interface ReserveInput {
+  userId: string;
+  tier: string;
+  usageType: UsageType;
+  endpoint: NewUsage['endpoint'];
+  providerId: string;
+  model: string | null;
+  alias: string | null;
+  projectId: string | null;
+}
+
+/** Usage ids: a random per-process prefix and a counter (unique across daemons, no RNG call per request). */
+const ID_PREFIX = `use_${randomBytes(6).toString('hex')}`;
+let idSeq = 0;
+const nextUsageId = () => `${ID_PREFIX}${(++idSeq).toString(36).padStart(6, '0')}`;
+
+export function tierOf(config: ResolvedConfig, tier: string): TierDef {
+  return config.tiers.get(tier) ?? config.tiers.get('free')!;
+}
+
+/** Headers telling the official SDKs not to retry a refusal that a retry cannot fix. */
+const NO_RETRY = { 'x-should-retry': 'false' };
+
+function quotaExceeded(config: ResolvedConfig, tier: TierDef, usageType: UsageType, limit: number, resetsAt: number): AgwError {
+  const better = [...config.tiers.values()].find((t) => {
+    const l = t.quotas[usageType] ?? 0;
+    return t.id !== tier.id && (l < 0 || l > limit);
+  });
+  const hint = better
+    ? `upgrade to the ${better.displayName} tier (${(better.quotas[usageType] ?? 0) < 0 ? 'no cap' : `${better.quotas[usageType]} per month`}) for more`
+    : 'ask an administrator to raise your quota';
+  return new AgwError(
+    'QUOTA_EXCEEDED',
+    `${usageType} quota used up: ${limit} per month on the ${tier.displayName} tier, resets at ${new Date(resetsAt).toISOString()}; ${hint}`,
+    undefined,
+    NO_RETRY,
+  );
+}
+
+export function insufficientFunds(s: WalletState): AgwError {
+  return new AgwError(
+    'INSUFFICIENT_FUNDS',
+    'insufficient funds: the wallet balance and this month’s allowance are used up; top up with POST /api/wallet/topup',
+    { balance: nanoToUsd(s.balance), currency: s.currency, monthlyAllowance: nanoToUsd(s.allowance) },
+    NO_RETRY,
+  );
+}
+
+export async function reserve(ctx: AppContext, input: ReserveInput): Promise<Reservation> {
+  const tier = tierOf(ctx.config, input.tier);
+  const now = Date.now();
+  const period = quotaPeriod(now);
+  const id = nextUsageId();
+  await ctx.db.tx(async (q) => {
+    const w = await walletWithOverride(q, input.userId, input.usageType);
+    if (!w) throw new AgwError('UNAUTHORIZED', 'the account of these credentials no longer exists');
+    const limit = w.quota_override !== null ? Number(w.quota_override) : (tier.quotas[input.usageType] ?? 0);
+    if (!(await takeQuotaUnit(q, input.userId, input.usageType, period.key, limit))) {
+      throw quotaExceeded(ctx.config, tier, input.usageType, limit, period.end);
+    }
+    const s = walletState(w, usdToNano(tier.monthlyAllowance), now);
+    if (!canSpend(s)) throw insufficientFunds(s); // rolls the quota unit back too
+    await insertReservedUsage(q, { ...input, id, periodKey: period.key, now });
+  });
+  return {
+    id,
+    userId: input.userId,
+    tier: input.tier,
+    usageType: input.usageType,
+    periodKey: period.key,
+    endpoint: input.endpoint,
+    projectId: input.projectId,
+    settled: false,
+  };
+}
+
+export async function finalize(ctx: AppContext, r: Reservation, providerId: string, cost: Cost, httpStatus: number): Promise<void> {
+  if (r.settled) return;
+  r.settled = true;
+  const now = Date.now();
+  const tier = tierOf(ctx.config, r.tier);
+  await ctx.db.tx(async (q) => {
+    const outcome = { ...cost, providerId, httpStatus, now };
+    if (!(await finalizeUsage(q, r.id, 'reserved', outcome))) {
+      // swept as orphaned while it was still running: it finished after all, so take the unit again
+      if (!(await finalizeUsage(q, r.id, 'failed', outcome))) return;
+      await retakeQuotaUnit(q, r.userId, r.usageType, r.periodKey);
+    }
+    await debit(q, {
+      userId: r.userId,
+      amount: cost.customerNano,
+      monthlyAllowance: usdToNano(tier.monthlyAllowance),
+      type: 'usage',
+      description: `${r.endpoint} ${providerId}${cost.model ? `/${cost.model}` : ''}`,
+      providerId,
+      model: cost.model,
+      projectId: r.projectId,
+      usageId: r.id,
+      now,
+    });
+  });
+}
+
+export async function release(ctx: AppContext, r: Reservation, httpStatus: number | null): Promise<void> {
+  if (r.settled) return;
+  r.settled = true;
+  await releaseById(ctx, r.id, r.userId, r.usageType, r.periodKey, httpStatus);
+}
+
+export async function releaseById(
+  ctx: AppContext,
+  id: string,
+  userId: string,
+  usageType: string,
+  periodKey: string,
+  httpStatus: number | null,
+): Promise<boolean> {
+  const now = Date.now();
+  return ctx.db.tx(async (q) => {
+    if (!(await failUsage(q, id, httpStatus, now))) return false;
+    await returnQuotaUnit(q, userId, usageType, periodKey);
+    return true;
+  });
+}

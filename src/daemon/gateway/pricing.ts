@@ -1,0 +1,105 @@
+import type { ModelInfo, ResolvedConfig, ResolvedProvider } from '../../shared/config/resolve.js';
+import { findUnitPrice, type UnitPrice } from '../../shared/providers/index.js';
+import { tokenCostNano, usdToNano } from '../../shared/money.js';
+import type { TokenUsage } from './usage.js';
+
+/**
+ * What one call costs, in nano-USD. Token-priced:
+ *   raw = tokenCostNano(prompt - cached, inputPer1M) + tokenCostNano(cached, cachedInputPer1M)
+ *       + tokenCostNano(completion, outputPer1M)
+ * Unit-priced: raw = usdToNano(units x price). Customer cost = round(raw x provider margin).
+ */
+export interface Cost {
+  model: string | null;
+  promptTokens: number;
+  completionTokens: number;
+  units: number;
+  rawNano: number;
+  customerNano: number;
+}
+
+const byProvider = new WeakMap<ResolvedConfig, Map<string, ModelInfo[]>>();
+
+function modelsOf(config: ResolvedConfig, provider: string): ModelInfo[] {
+  let m = byProvider.get(config);
+  if (!m) {
+    m = new Map();
+    for (const info of config.models.values()) {
+      const list = m.get(info.provider) ?? [];
+      list.push(info);
+      m.set(info.provider, list);
+    }
+    // longest ids first, so 'gpt-4o-mini-2024-07-18' matches gpt-4o-mini before gpt-4o
+    for (const list of m.values()) list.sort((a, b) => b.model.length - a.model.length);
+    byProvider.set(config, m);
+  }
+  return m.get(provider) ?? [];
+}
+
+/**
+ * The price row for `model` at `provider`: exact id, else the longest catalog id the model
+ * starts with (dated snapshots such as gpt-4o-mini-2024-07-18), else undefined.
+ */
+export function priceRow(config: ResolvedConfig, provider: string, model: string | null | undefined): ModelInfo | undefined {
+  if (!model) return undefined;
+  const exact = config.models.get(`${provider}/${model}`);
+  if (exact) return exact;
+  return modelsOf(config, provider).find((m) => model.startsWith(m.model));
+}
+
+/** Unknown models are charged at the provider's most expensive catalog rate (never free). */
+function dearestRow(config: ResolvedConfig, provider: string): ModelInfo | undefined {
+  let best: ModelInfo | undefined;
+  for (const m of modelsOf(config, provider)) {
+    if (!best || m.inputPer1M + m.outputPer1M > best.inputPer1M + best.outputPer1M) best = m;
+  }
+  return best;
+}
+
+export function tokenCost(config: ResolvedConfig, provider: ResolvedProvider, model: string | null, u: TokenUsage): Cost {
+  const row = priceRow(config, provider.def.id, model) ?? dearestRow(config, provider.def.id);
+  const cached = Math.min(u.cached, u.prompt);
+  const raw = row
+    ? tokenCostNano(u.prompt - cached, row.inputPer1M) +
+      tokenCostNano(cached, row.cachedInputPer1M) +
+      tokenCostNano(u.completion, row.outputPer1M)
+    : 0;
+  return {
+    model,
+    promptTokens: u.prompt,
+    completionTokens: u.completion,
+    units: 0,
+    rawNano: raw,
+    customerNano: Math.round(raw * provider.margin),
+  };
+}
+
+/** How many units a call consumes (see UnitPrice.measure). */
+export function measureUnits(unit: UnitPrice, body: unknown): number {
+  const b = body && typeof body === 'object' ? (body as Record<string, unknown>) : {};
+  if (unit.measure === 'chars') {
+    const v = unit.countField ? b[unit.countField] : undefined;
+    return typeof v === 'string' ? v.length : 0;
+  }
+  if (unit.measure === 'field') {
+    const v = unit.countField ? b[unit.countField] : undefined;
+    return typeof v === 'number' && Number.isFinite(v) && v > 0 ? v : 1;
+  }
+  return 1;
+}
+
+export interface UnitCharge {
+  unit: UnitPrice;
+  units: number;
+}
+
+export function unitCharge(provider: ResolvedProvider, path: string, body: unknown): UnitCharge | undefined {
+  const unit = findUnitPrice(provider.def.id, path);
+  return unit ? { unit, units: measureUnits(unit, body) } : undefined;
+}
+
+export function unitCost(provider: ResolvedProvider, charge: UnitCharge | undefined, model: string | null): Cost {
+  const units = charge?.units ?? 0;
+  const raw = charge ? usdToNano(units * charge.unit.price) : 0;
+  return { model, promptTokens: 0, completionTokens: 0, units, rawNano: raw, customerNano: Math.round(raw * provider.margin) };
+}

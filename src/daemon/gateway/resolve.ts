@@ -1,0 +1,94 @@
+import type { Target } from '../../shared/config/defaults.js';
+import type { ResolvedConfig } from '../../shared/config/resolve.js';
+import { AgwError, type ErrorCode } from '../../shared/errors.js';
+import type { ModelBand } from '../../shared/providers/index.js';
+import { tierOf } from './accounting.js';
+
+/**
+ * Model resolution for the unified chat endpoint: only the two chat providers serve it,
+ * `openai` (common format, "alpha") and `anthropic` (messages-style, "beta"). A model is
+ * allowed when its band (config.models) is one of the caller's tier bands.
+ */
+export const CHAT_PROVIDERS = ['openai', 'anthropic'] as const;
+export type ChatProvider = (typeof CHAT_PROVIDERS)[number];
+
+const KEY_MISSING: Record<ChatProvider, ErrorCode> = { openai: 'ALPHA_KEY_MISSING', anthropic: 'BETA_KEY_MISSING' };
+
+export function isChatProvider(p: string): p is ChatProvider {
+  return p === 'openai' || p === 'anthropic';
+}
+
+export function bandOf(config: ResolvedConfig, t: Target): ModelBand | undefined {
+  return config.models.get(`${t.provider}/${t.model}`)?.band;
+}
+
+export function isAllowed(config: ResolvedConfig, tier: string, t: Target): boolean {
+  const band = bandOf(config, t);
+  return band !== undefined && tierOf(config, tier).bands.includes(band);
+}
+
+function hasKey(config: ResolvedConfig, provider: string): boolean {
+  const p = config.providers.get(provider);
+  return Boolean(p?.apiKey) && p!.enabled;
+}
+
+export interface ResolvedModel {
+  provider: ChatProvider;
+  model: string;
+  viaAlias: boolean;
+  alias: string | null;
+}
+
+/**
+ * The target an alias resolves to for a tier: the first allowed chat target whose provider
+ * has a key, else the first allowed one (whose missing key is then reported), else none.
+ */
+export function aliasTarget(config: ResolvedConfig, tier: string, alias: string): Target | undefined {
+  const allowed = (config.aliases.get(alias) ?? []).filter((t) => isChatProvider(t.provider) && isAllowed(config, tier, t));
+  return allowed.find((t) => hasKey(config, t.provider)) ?? allowed[0];
+}
+
+/**
+ * Resolves the `model` of a unified chat body to a concrete (provider, model id). Accepts
+ * an alias, a bare model id of either chat provider, or `provider/model`. Errors:
+ * 400 INVALID_REQUEST (unknown model), 403 MODEL_NOT_ALLOWED, 503 ALPHA/BETA_KEY_MISSING.
+ */
+export function resolveChatModel(config: ResolvedConfig, tier: string, model: string): ResolvedModel {
+  let target: Target | undefined;
+  let viaAlias = false;
+  if (config.aliases.has(model)) {
+    viaAlias = true;
+    target = aliasTarget(config, tier, model);
+    if (!target) {
+      throw new AgwError('MODEL_NOT_ALLOWED', `every target of alias ${model} is outside the ${tierOf(config, tier).displayName} tier's model bands`);
+    }
+  } else {
+    const slash = model.indexOf('/');
+    const candidates: Target[] =
+      slash > 0 ? [{ provider: model.slice(0, slash), model: model.slice(slash + 1) }] : CHAT_PROVIDERS.map((provider) => ({ provider, model }));
+    target = candidates.find((t) => isChatProvider(t.provider) && config.models.has(`${t.provider}/${t.model}`));
+    if (!target) {
+      throw new AgwError('INVALID_REQUEST', `unknown model ${model}: use an alias (GET /api/gateway/aliases) or a model id of ${CHAT_PROVIDERS.join(' or ')}`, {
+        field: 'model',
+      });
+    }
+    if (!isAllowed(config, tier, target)) {
+      throw new AgwError('MODEL_NOT_ALLOWED', `model ${target.model} (band ${bandOf(config, target)}) is outside the ${tierOf(config, tier).displayName} tier's model bands`);
+    }
+  }
+  const provider = target.provider as ChatProvider;
+  if (!hasKey(config, provider)) {
+    throw new AgwError(KEY_MISSING[provider], `no API key is configured for ${provider}: set providers.${provider}.apiKey or AGW_PROVIDER_${provider.toUpperCase()}_KEY`);
+  }
+  return { provider, model: target.model, viaAlias, alias: viaAlias ? model : null };
+}
+
+/** Entitlements `models`: one row per alias the tier can invoke, with the target it resolves to. */
+export function entitledModels(config: ResolvedConfig, tier: string): { alias: string; provider: string; modelId: string }[] {
+  const rows: { alias: string; provider: string; modelId: string }[] = [];
+  for (const alias of config.aliases.keys()) {
+    const t = aliasTarget(config, tier, alias);
+    if (t) rows.push({ alias, provider: t.provider, modelId: t.model });
+  }
+  return rows;
+}

@@ -1,0 +1,33 @@
+import type { AppContext } from '../context.js';
+import { Breaker, LatencyTracker } from './breaker.js';
+import { startSweeper } from './sweeper.js';
+import { Upstreams } from './upstream.js';
+
+/** The gateway's long-lived state, one per daemon: upstream pools, breaker, latencies, sweeper. */
+export interface Gateway {
+  upstreams: Upstreams;
+  breaker: Breaker;
+  latency: LatencyTracker;
+}
+
+const runtimes = new WeakMap<AppContext, Gateway>();
+
+export function gatewayOf(ctx: AppContext): Gateway {
+  let gw = runtimes.get(ctx);
+  if (!gw) {
+    const g = ctx.config.gateway;
+    const created: Gateway = {
+      upstreams: new Upstreams(g),
+      breaker: new Breaker(g),
+      latency: new LatencyTracker(),
+    };
+    const stopSweeper = startSweeper(ctx);
+    ctx.onClose.push(async () => {
+      stopSweeper();
+      await created.upstreams.close();
+    });
+    runtimes.set(ctx, created);
+    gw = created;
+  }
+  return gw;
+}

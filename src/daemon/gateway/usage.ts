@@ -1,0 +1,188 @@
+import { StringDecoder } from 'node:string_decoder';
+import type { UsageFormat } from '../../shared/providers/index.js';
+
+/**
+ * Token usage read off an upstream answer, in one shape for every format:
+ * `prompt` includes cached input tokens, `cached` is the part billed at the cached rate.
+ */
+export interface TokenUsage {
+  prompt: number;
+  completion: number;
+  cached: number;
+}
+
+type Partial3 = { prompt?: number; completion?: number; cached?: number };
+type Obj = Record<string, unknown>;
+
+const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : undefined);
+const obj = (v: unknown): Obj | undefined => (v && typeof v === 'object' ? (v as Obj) : undefined);
+
+/** OpenAI chat (prompt/completion_tokens) and responses API (input/output_tokens). */
+function openaiUsage(u: Obj): Partial3 {
+  const details = obj(u.prompt_tokens_details) ?? obj(u.input_tokens_details);
+  return { prompt: num(u.prompt_tokens) ?? num(u.input_tokens), completion: num(u.completion_tokens) ?? num(u.output_tokens), cached: num(details?.cached_tokens) };
+}
+
+/** Anthropic: input_tokens excludes cache reads and writes; writes are billed as input. */
+function anthropicUsage(u: Obj): Partial3 {
+  const input = num(u.input_tokens);
+  const read = num(u.cache_read_input_tokens) ?? 0;
+  const write = num(u.cache_creation_input_tokens) ?? 0;
+  return { prompt: input === undefined ? undefined : input + read + write, completion: num(u.output_tokens), cached: input === undefined ? undefined : read };
+}
+
+function geminiUsage(u: Obj): Partial3 {
+  const out = num(u.candidatesTokenCount);
+  const thoughts = num(u.thoughtsTokenCount) ?? 0;
+  return { prompt: num(u.promptTokenCount), completion: out === undefined ? undefined : out + thoughts, cached: num(u.cachedContentTokenCount) };
+}
+
+function cohereUsage(b: Obj): Partial3 {
+  return { prompt: num(b.input_tokens), completion: num(b.output_tokens), cached: 0 };
+}
+
+/** The usage fields of one parsed JSON document (a whole answer or one SSE event). */
+export function usageOf(format: UsageFormat, doc: unknown): Partial3 | undefined {
+  const d = obj(doc);
+  if (!d) return undefined;
+  switch (format) {
+    case 'openai': {
+      // chat completions, the responses API (response.usage) and Groq's x_groq.usage
+      const u = obj(d.usage) ?? obj(obj(d.response)?.usage) ?? obj(obj(d.x_groq)?.usage);
+      return u ? openaiUsage(u) : undefined;
+    }
+    case 'anthropic': {
+      const u = obj(d.usage) ?? obj(obj(d.message)?.usage);
+      return u ? anthropicUsage(u) : undefined;
+    }
+    case 'gemini': {
+      const u = obj(d.usageMetadata);
+      return u ? geminiUsage(u) : undefined;
+    }
+    case 'cohere': {
+      const b = obj(obj(d.meta)?.billed_units) ?? obj(obj(d.usage)?.billed_units) ?? obj(obj(obj(d.delta)?.usage)?.billed_units);
+      return b ? cohereUsage(b) : undefined;
+    }
+    default:
+      return undefined;
+  }
+}
+
+/** Usage of a complete JSON answer, or undefined when it carries none (or is not JSON). */
+export function usageFromJson(format: UsageFormat, body: Buffer): TokenUsage | undefined {
+  if (format === 'units' || body.length === 0) return undefined;
+  let doc: unknown;
+  try {
+    doc = JSON.parse(body.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+  const u = usageOf(format, doc);
+  if (!u || (u.prompt === undefined && u.completion === undefined)) return undefined;
+  return { prompt: u.prompt ?? 0, completion: u.completion ?? 0, cached: Math.min(u.cached ?? 0, u.prompt ?? 0) };
+}
+
+/** Length of the first JSON string value of `key` in `line` (escapes counted as one char). */
+function stringValueLength(line: string, key: string): number {
+  const at = line.indexOf(key);
+  if (at === -1) return 0;
+  let n = 0;
+  for (let i = at + key.length; i < line.length; i++) {
+    const c = line.charCodeAt(i);
+    if (c === 34 /* " */) return n;
+    if (c === 92 /* \ */) i++;
+    n++;
+  }
+  return n;
+}
+
+/** Where generated text sits in a chunk: content / text deltas, tool-call argument deltas. */
+const TEXT_KEYS = ['"content":"', '"text":"', '"arguments":"', '"partial_json":"'];
+
+/**
+ * Scans an SSE byte stream as it passes through (no copy of the stream is kept: only the
+ * current partial line). Lines mentioning usage are parsed; every other data line only
+ * has its text delta measured, for the estimate used when the usage event never comes
+ * (client disconnect, dropped stream, a caller that did not ask for usage).
+ */
+export class SseUsageTap {
+  private readonly decoder = new StringDecoder('utf8');
+  private rest = '';
+  private reported: Partial3 = {};
+  private final = false;
+  /** characters of generated text seen in content / text deltas */
+  textChars = 0;
+
+  constructor(private readonly format: UsageFormat) {}
+
+  push(chunk: Buffer): void {
+    const text = this.rest + this.decoder.write(chunk);
+    let start = 0;
+    for (let nl = text.indexOf('\n', start); nl !== -1; nl = text.indexOf('\n', start)) {
+      this.line(text.slice(start, nl));
+      start = nl + 1;
+    }
+    this.rest = start === 0 ? text : text.slice(start);
+    if (this.rest.length > 1 << 20) this.rest = ''; // a line over 1 MB is no usage event
+  }
+
+  end(): void {
+    const tail = this.rest + this.decoder.end();
+    this.rest = '';
+    if (tail) this.line(tail);
+  }
+
+  private line(line: string): void {
+    if (!line.startsWith('data:')) return;
+    if (line.includes('sage')) {
+      // "usage", "usageMetadata"
+      try {
+        const u = usageOf(this.format, JSON.parse(line.slice(5)));
+        if (u) {
+          if (u.prompt !== undefined) this.reported.prompt = u.prompt;
+          if (u.completion !== undefined) this.reported.completion = u.completion;
+          if (u.cached !== undefined) this.reported.cached = u.cached;
+          // Anthropic's message_start carries a placeholder output count; message_delta the real one
+          if (this.format !== 'anthropic' || line.includes('"message_delta"')) this.final = true;
+        }
+      } catch {
+        /* not JSON: ignore */
+      }
+    }
+    for (const key of TEXT_KEYS) this.textChars += stringValueLength(line, key);
+  }
+
+  /** True once the stream reported its final token counts. */
+  get reportedFinal(): boolean {
+    return this.final && this.reported.completion !== undefined;
+  }
+
+  /**
+   * The usage: reported counts where the stream gave them, otherwise estimates
+   * (prompt: `promptEstimate` from the request; completion: ceil(text chars / 4)).
+   */
+  usage(promptEstimate: number): TokenUsage {
+    const prompt = this.reported.prompt ?? promptEstimate;
+    const completion = this.reportedFinal
+      ? this.reported.completion!
+      : Math.max(this.reported.completion ?? 0, Math.ceil(this.textChars / 4));
+    return { prompt, completion, cached: Math.min(this.reported.cached ?? 0, prompt) };
+  }
+}
+
+/** Prompt-size estimate of a chat body: ceil(chars / 4) + 3 per message (system included). */
+export function estimatePromptTokens(body: unknown): number {
+  const b = obj(body);
+  if (!b) return 0;
+  let n = 0;
+  const add = (content: unknown) => {
+    let chars = 0;
+    if (typeof content === 'string') chars = content.length;
+    else if (Array.isArray(content)) for (const p of content) chars += typeof obj(p)?.text === 'string' ? (obj(p)!.text as string).length : 0;
+    n += Math.ceil(chars / 4) + 3;
+  };
+  if (b.system !== undefined) add(b.system);
+  if (Array.isArray(b.messages)) for (const m of b.messages) add(obj(m)?.content);
+  else if (typeof b.prompt === 'string' || typeof b.input === 'string') add(b.prompt ?? b.input);
+  return n;
+}

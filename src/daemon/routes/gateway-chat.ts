@@ -1,0 +1,97 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { AgwError } from '../../shared/errors.js';
+import { errorResponses } from '../../shared/schemas/common.js';
+import { GatewayChatBody, ProviderAnswer } from '../../shared/schemas/gateway.js';
+import { reserve, release } from '../gateway/accounting.js';
+import { gatewayUser, requireGatewayAuth } from '../gateway/auth.js';
+import { Call, deliver, projectFor, readBody, unreachable, upstreamMessage } from '../gateway/relay.js';
+import { resolveChatModel } from '../gateway/resolve.js';
+import { gatewayOf } from '../gateway/runtime.js';
+import { toCommonBody, toMessagesBody, type CommonChatBody } from '../gateway/translate.js';
+import { providerAuthHeaders } from '../gateway/upstream.js';
+import { estimatePromptTokens } from '../gateway/usage.js';
+import { requireModelAndMessages } from '../gateway/validate.js';
+import type { RouteOptions } from './index.js';
+
+/** Upstream statuses that mean "this request is wrong", answered as 400 rather than 503. */
+const REQUEST_PROBLEMS = new Set([400, 404, 413, 422]);
+
+/**
+ * POST /api/gateway/chat: one common chat body for both chat providers. The model (alias
+ * or concrete id) is resolved within the caller's tier bands, 1 unit of ai_chat is
+ * reserved, the body is translated for the messages-style provider (or gets
+ * stream_options.include_usage for the common-format one), and the answer comes back in
+ * the provider's own shape, streamed bytes unchanged. No failover here: a failing
+ * upstream answers 503 UPSTREAM_UNREACHABLE (failover is the smart route's job).
+ */
+const gatewayChat: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
+  const gw = gatewayOf(ctx);
+
+  app.post(
+    '/gateway/chat',
+    {
+      onRequest: requireGatewayAuth(ctx),
+      preValidation: requireModelAndMessages,
+      schema: {
+        tags: ['gateway'],
+        summary: 'Unified chat: alias resolution within the tier bands, translation, streaming',
+        security: [{ bearer: [] }],
+        body: GatewayChatBody,
+        response: { 200: ProviderAnswer, ...errorResponses(400, 401, 402, 403, 429, 503) },
+      },
+    },
+    async (req, reply) => {
+      const u = gatewayUser(req);
+      const body = req.body as CommonChatBody;
+      const target = resolveChatModel(ctx.config, u.tier, body.model);
+      const provider = ctx.config.providers.get(target.provider)!;
+      const projectId = await projectFor(ctx, req, u.userId);
+      const r = await reserve(ctx, {
+        userId: u.userId,
+        tier: u.tier,
+        usageType: 'ai_chat',
+        endpoint: 'chat',
+        providerId: target.provider,
+        model: target.model,
+        alias: target.alias,
+        projectId,
+      });
+      const call = new Call(ctx, gw, reply, r);
+      const wire = target.provider === 'anthropic' ? toMessagesBody(body, target.model) : toCommonBody(body, target.model);
+      const headers: Record<string, string> = {
+        'content-type': 'application/json',
+        accept: body.stream ? 'text/event-stream' : 'application/json',
+      };
+      providerAuthHeaders(provider, headers);
+      let up;
+      try {
+        up = await call.send(provider, { method: 'POST', path: provider.def.chatPath!, headers, body: JSON.stringify(wire) });
+      } catch (err) {
+        await release(ctx, r, null);
+        throw unreachable(target.provider, err);
+      }
+      if (up.statusCode < 200 || up.statusCode >= 300) {
+        const text = await readBody(up).catch(() => Buffer.alloc(0));
+        await release(ctx, r, up.statusCode);
+        const msg = upstreamMessage(text);
+        if (up.statusCode === 429) {
+          const ra = up.headers['retry-after'];
+          throw new AgwError('UPSTREAM_RATE_LIMITED', `${target.provider} is rate limiting: ${msg}`, undefined, typeof ra === 'string' ? { 'retry-after': ra } : undefined);
+        }
+        if (REQUEST_PROBLEMS.has(up.statusCode)) throw new AgwError('INVALID_REQUEST', `${target.provider} rejected the request: ${msg}`);
+        throw new AgwError('UPSTREAM_UNREACHABLE', `upstream ${target.provider} answered HTTP ${up.statusCode}: ${msg}`);
+      }
+      reply
+        .code(200)
+        .header('content-type', up.headers['content-type'] ?? 'application/json')
+        .header('cache-control', 'no-cache')
+        .header('x-service-resolved-provider', target.provider)
+        .header('x-service-resolved-model', target.model)
+        .header('x-service-resolved-via-alias', target.viaAlias ? '1' : '0');
+      await deliver(call, up, { provider, model: target.model, price: { kind: 'tokens', promptEstimate: estimatePromptTokens(wire) } });
+      return reply;
+    },
+  );
+};
+
+export default gatewayChat;

@@ -1,0 +1,148 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { ResolvedProvider } from '../../shared/config/resolve.js';
+import { AgwError } from '../../shared/errors.js';
+import { errorResponses } from '../../shared/schemas/common.js';
+import { ProviderAnswer, ProxyParams } from '../../shared/schemas/gateway.js';
+import { release, reserve } from '../gateway/accounting.js';
+import { gatewayUser, requireGatewayAuth } from '../gateway/auth.js';
+import { unitCharge } from '../gateway/pricing.js';
+import { Call, deliver, projectFor, readBody, unreachable } from '../gateway/relay.js';
+import { gatewayOf } from '../gateway/runtime.js';
+import { forwardableHeaders, passableHeaders, providerAuthHeaders, UpstreamError } from '../gateway/upstream.js';
+import { estimatePromptTokens } from '../gateway/usage.js';
+import type { RouteOptions } from './index.js';
+
+/**
+ * The proxy: /api/external/{provider}/{path} goes to the provider's base URL + path with
+ * the query and body unchanged (the body is kept as the raw bytes received) and the
+ * provider's own credentials in place of the caller's. POST calls are metered (one quota
+ * unit of the provider's usage type, one usage record, one wallet transaction, priced
+ * from the answer's usage or from the provider's units); GET calls (model lists, polling
+ * a job) are forwarded free. Non-2xx answers come back unchanged and cost nothing.
+ */
+const proxy: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
+  const gw = gatewayOf(ctx);
+  // encapsulated to this plugin: every body arrives as the raw bytes, forwarded as they are
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
+
+  const schema = {
+    tags: ['gateway'],
+    summary: 'Proxy to a provider: its own path and schema; credentials replaced by the provider’s own',
+    security: [{ bearer: [] }],
+    response: { 200: ProviderAnswer, ...errorResponses(400, 401, 402, 404, 429, 503) },
+  };
+  // the OpenAPI document names the wildcard as the spec does: /external/{provider}/{path}
+  const config = {
+    swaggerTransform: ({ schema: s, url }: { schema: object; url: string }) => ({ url: url.replace(/\*$/, ':path'), schema: { ...s, params: ProxyParams } }),
+  };
+  const onRequest = requireGatewayAuth(ctx, true);
+  app.post('/external/:provider/*', { onRequest, schema, config }, (req, reply) => handle(req, reply, 'POST'));
+  app.get('/external/:provider/*', { onRequest, config, schema: { ...schema, summary: 'Proxy a GET to a provider (not metered)' } }, (req, reply) =>
+    handle(req, reply, 'GET'),
+  );
+
+  async function handle(req: FastifyRequest, reply: FastifyReply, method: 'GET' | 'POST'): Promise<FastifyReply> {
+    const u = gatewayUser(req);
+    const id = (req.params as { provider: string }).provider;
+    const provider = ctx.config.providers.get(id);
+    if (!provider || !provider.enabled) throw new AgwError('PROVIDER_NOT_FOUND', `no provider ${id}: see GET /api/portal/providers/public`);
+    if (!provider.apiKey) {
+      throw new AgwError('PROVIDER_KEY_MISSING', `no API key is configured for ${id}: set providers.${id}.apiKey or AGW_PROVIDER_${id.toUpperCase()}_KEY`);
+    }
+    const { path, query } = upstreamPath(req.url, id);
+    const headers = forwardableHeaders(req.headers);
+    providerAuthHeaders(provider, headers);
+    const body = Buffer.isBuffer(req.body) && req.body.length ? req.body : undefined;
+    if (method === 'GET') return forwardFree(req, reply, provider, { path, query, headers });
+
+    const json = parseJson(body, headers['content-type']);
+    const def = provider.def;
+    const charge = def.pricing.kind === 'units' ? unitCharge(provider, path, json) : undefined;
+    const model = typeof json?.model === 'string' ? json.model : modelInPath(path);
+    const r = await reserve(ctx, {
+      userId: u.userId,
+      tier: u.tier,
+      usageType: charge?.unit.usageType ?? def.usageType,
+      endpoint: 'proxy',
+      providerId: id,
+      model,
+      alias: null,
+      projectId: await projectFor(ctx, req, u.userId),
+    });
+    const call = new Call(ctx, gw, reply, r);
+    let up;
+    try {
+      up = await call.send(provider, { method, path, query, headers, body });
+    } catch (err) {
+      await release(ctx, r, null);
+      throw unreachable(id, err);
+    }
+    reply.code(up.statusCode).headers(passableHeaders(up.headers));
+    if (up.statusCode < 200 || up.statusCode >= 300) {
+      // the provider's refusal (429 with its retry-after, 4xx, 5xx) unchanged, and free
+      const text = await readBody(up).catch(() => Buffer.alloc(0));
+      await release(ctx, r, up.statusCode);
+      return reply.send(text);
+    }
+    await deliver(call, up, {
+      provider,
+      model,
+      price: def.pricing.kind === 'units' ? { kind: 'units', charge } : { kind: 'tokens', promptEstimate: estimatePromptTokens(json) },
+    });
+    return reply;
+  }
+
+  async function forwardFree(
+    req: FastifyRequest,
+    reply: FastifyReply,
+    provider: ResolvedProvider,
+    r: { path: string; query: string; headers: Record<string, string> },
+  ): Promise<FastifyReply> {
+    const ac = new AbortController();
+    reply.raw.once('close', () => ac.abort());
+    let up;
+    try {
+      up = await gw.upstreams.request(provider, { method: 'GET', ...r, signal: ac.signal });
+    } catch (err) {
+      ctx.metrics.observeUpstream(provider.def.id, err instanceof UpstreamError ? err.outcome : 'connect_error');
+      throw unreachable(provider.def.id, err);
+    }
+    ctx.metrics.observeUpstream(provider.def.id, up.statusCode < 400 ? 'ok' : up.statusCode === 429 ? 'rate_limited' : up.statusCode >= 500 ? 'http_5xx' : 'http_4xx');
+    return reply.code(up.statusCode).headers(passableHeaders(up.headers)).send(up.body);
+  }
+};
+
+/** The provider path and raw query from the request URL, as sent (no re-encoding). */
+function upstreamPath(url: string, id: string): { path: string; query: string } {
+  const marker = `/external/${id}`;
+  const rest = url.slice(url.indexOf(marker) + marker.length);
+  const q = rest.indexOf('?');
+  const path = (q === -1 ? rest : rest.slice(0, q)) || '/';
+  if (/(^|\/)(\.|%2e){1,2}(\/|$)/i.test(path)) throw new AgwError('INVALID_REQUEST', 'the provider path may not contain . or .. segments', { field: 'path' });
+  return { path, query: q === -1 ? '' : rest.slice(q + 1) };
+}
+
+function parseJson(body: Buffer | undefined, contentType: string | undefined): Record<string, unknown> | undefined {
+  if (!body || (contentType && !contentType.includes('json'))) return undefined;
+  try {
+    const v = JSON.parse(body.toString('utf8')) as unknown;
+    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined; // forwarded anyway: the provider answers its own error
+  }
+}
+
+/** e.g. Gemini's /v1beta/models/gemini-2.5-flash:generateContent */
+function modelInPath(path: string): string | null {
+  const m = /\/models\/([^/:]+)/.exec(path);
+  if (!m) return null;
+  try {
+    return decodeURIComponent(m[1]);
+  } catch {
+    return m[1];
+  }
+}
+
+export default proxy;

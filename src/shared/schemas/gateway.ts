@@ -1,0 +1,122 @@
+import { Type, type Static } from 'typebox';
+import { DateTime } from './common.js';
+import { Wallet } from './wallet.js';
+
+/** The gateway's request and response shapes (spec: Chat request, Gateway chat request, Entitlements, Aliases). */
+
+const Role = Type.Union([Type.Literal('system'), Type.Literal('user'), Type.Literal('assistant'), Type.Literal('tool')]);
+
+export const ChatMessage = Type.Object(
+  { role: Role, content: Type.String() },
+  { title: 'ChatMessage', additionalProperties: true },
+);
+
+const chatFields = {
+  messages: Type.Array(ChatMessage, { minItems: 1 }),
+  stream: Type.Optional(Type.Boolean({ default: false, description: 'true returns text/event-stream' })),
+  temperature: Type.Optional(Type.Number({ minimum: 0, maximum: 2 })),
+  max_tokens: Type.Optional(Type.Integer({ minimum: 1 })),
+};
+
+export const GatewayChatBody = Type.Object(
+  {
+    model: Type.String({ minLength: 1, description: 'a concrete model id (or provider/model) or a smart-route alias such as smart-pro' }),
+    ...chatFields,
+    top_p: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
+    stop: Type.Optional(
+      Type.Union([Type.String(), Type.Array(Type.String())], { description: 'mapped to stop_sequences for the messages-style provider' }),
+    ),
+  },
+  { title: 'GatewayChatRequest', additionalProperties: true },
+);
+export type GatewayChatBodyT = Static<typeof GatewayChatBody>;
+
+export const SmartChatBody = Type.Object(
+  {
+    model: Type.Union([Type.Literal('best-cheap-llm'), Type.Literal('best-fast-llm'), Type.Literal('best-quality-llm')]),
+    ...chatFields,
+    top_p: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
+    stop: Type.Optional(Type.Union([Type.String(), Type.Array(Type.String())])),
+  },
+  { title: 'SmartChatRequest', additionalProperties: true },
+);
+
+export const ChatCompletion = Type.Object(
+  {
+    id: Type.String(),
+    object: Type.String(),
+    model: Type.String(),
+    choices: Type.Array(
+      Type.Object({
+        index: Type.Integer(),
+        message: Type.Object({ role: Type.String(), content: Type.String() }),
+        finish_reason: Type.String(),
+      }),
+    ),
+    usage: Type.Object({ prompt_tokens: Type.Integer(), completion_tokens: Type.Integer(), total_tokens: Type.Integer() }),
+  },
+  { title: 'ChatResponse', additionalProperties: true, description: 'the common chat shape; with stream=true an SSE chunk stream instead' },
+);
+
+export const ProviderAnswer = Type.Object(
+  {},
+  { title: 'ProviderAnswer', additionalProperties: true, description: 'the upstream provider’s answer, unchanged (JSON, SSE or binary)' },
+);
+
+/** Path parameters of the proxy as the OpenAPI document names them (the route itself uses a wildcard). */
+export const ProxyParams = Type.Object({
+  provider: Type.String({ description: 'provider id, e.g. openai' }),
+  path: Type.String({ description: 'the provider’s own path, e.g. v1/chat/completions (query string passed unchanged)' }),
+});
+
+const Band = Type.Union([Type.Literal('lite'), Type.Literal('standard'), Type.Literal('pro'), Type.Literal('premium')]);
+
+const Quota = Type.Object({
+  used: Type.Integer(),
+  limit: Type.Integer({ description: '-1 = no cap' }),
+  remaining: Type.Integer({ description: '-1 when unlimited' }),
+  unlimited: Type.Boolean(),
+});
+
+export const Entitlements = Type.Object(
+  {
+    userId: Type.String(),
+    tier: Type.String(),
+    tierDisplayName: Type.String(),
+    capabilities: Type.Array(Type.String()),
+    modelBands: Type.Array(Band),
+    wallet: Wallet,
+    period: Type.Object({ start: DateTime(), end: DateTime(), resetsAt: DateTime() }),
+    quotas: Type.Object({
+      ai_chat: Quota,
+      image_generation: Quota,
+      model_3d: Quota,
+      tts: Quota,
+      skybox: Quota,
+      npc_generation: Quota,
+      sound_effect: Quota,
+    }),
+    models: Type.Array(Type.Object({ alias: Type.String(), provider: Type.String(), modelId: Type.String() })),
+    cacheTtlSeconds: Type.Integer(),
+  },
+  { title: 'GatewayEntitlements' },
+);
+export type EntitlementsT = Static<typeof Entitlements>;
+
+export const AliasesResponse = Type.Object(
+  {
+    tier: Type.String(),
+    modelBands: Type.Array(Band),
+    aliases: Type.Array(
+      Type.Object({
+        alias: Type.String(),
+        targets: Type.Array(Type.Object({ provider: Type.String(), model: Type.String(), allowed: Type.Boolean() })),
+        allowed: Type.Boolean(),
+      }),
+    ),
+    allowedModels: Type.Array(Type.Object({ provider: Type.String(), model: Type.String(), band: Band })),
+    smartRouteProviderOrder: Type.Array(Type.String()),
+  },
+  { title: 'GatewayAliasesResponse' },
+);
+export type AliasesResponseT = Static<typeof AliasesResponse>;

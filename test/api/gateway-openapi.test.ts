@@ -1,0 +1,34 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
+
+let d: TestDaemon;
+beforeAll(async () => {
+  d = await startTestDaemon();
+});
+afterAll(async () => {
+  await d?.close();
+});
+
+type Op = { requestBody?: { content: Record<string, { schema: { required?: string[]; properties: Record<string, unknown> } }> }; responses: Record<string, unknown>; parameters?: { name: string; in: string }[] };
+
+describe('gateway routes in the OpenAPI document', () => {
+  it('lists every gateway path, named as in the spec, with request and response schemas', async () => {
+    const doc = (await (await d.fetch('/openapi.json')).json()) as { paths: Record<string, Record<string, Op>> };
+    const paths = doc.paths;
+    const proxy = paths['/api/external/{provider}/{path}'];
+    expect(Object.keys(proxy).sort()).toEqual(['get', 'post']);
+    expect(proxy.post.parameters!.filter((p) => p.in === 'path').map((p) => p.name).sort()).toEqual(['path', 'provider']);
+    expect(Object.keys(proxy.post.responses).sort()).toEqual(['200', '400', '401', '402', '404', '429', '503']);
+
+    const chat = paths['/api/gateway/chat'].post;
+    const body = chat.requestBody!.content['application/json'].schema;
+    expect(body.required).toEqual(['model', 'messages']);
+    expect(Object.keys(body.properties)).toEqual(expect.arrayContaining(['model', 'messages', 'stream', 'temperature', 'top_p', 'max_tokens', 'stop']));
+    expect(Object.keys(chat.responses).sort()).toEqual(['200', '400', '401', '402', '403', '429', '503']);
+
+    const smart = paths['/api/external/smart/v1/chat/completions'].post;
+    expect(Object.keys(smart.responses)).toEqual(expect.arrayContaining(['200', '401', '402', '503']));
+    expect(Object.keys(paths['/api/gateway/entitlements'].get.responses)).toEqual(expect.arrayContaining(['200', '304', '401']));
+    expect(paths['/api/gateway/aliases'].get.responses['200']).toBeDefined();
+  });
+});

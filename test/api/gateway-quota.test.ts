@@ -1,0 +1,157 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { finalize, reserve } from '../../src/daemon/gateway/accounting.js';
+import { sweepOrphans } from '../../src/daemon/gateway/sweeper.js';
+import { quotaPeriod } from '../../src/daemon/store/quotas.js';
+import { quotaUsed, startGatewayFixture, usageRecords, usageTransactions, walletRow, type GatewayFixture } from '../helpers/gateway-fixture.js';
+
+let f: GatewayFixture;
+beforeAll(async () => {
+  f = await startGatewayFixture({ yaml: 'gateway: { responseTimeoutMs: 400 }\n' });
+});
+afterAll(async () => {
+  await f?.close();
+});
+
+const messages = [{ role: 'user', content: 'Hello there' }];
+const chat = (key: string, model = 'gpt-4o-mini', extra: Record<string, unknown> = {}) =>
+  f.d.fetch('/gateway/chat', { method: 'POST', key, json: { model, messages, ...extra } });
+
+describe('ai_chat quota reservation', () => {
+  it('with a quota of 5 and 20 parallel calls exactly 5 go through and 15 get 429 QUOTA_EXCEEDED', async () => {
+    const u = await f.d.user({ tier: 'free', balance: 1, quotas: { ai_chat: 5 } });
+    const responses = await Promise.all(Array.from({ length: 20 }, () => chat(u.key)));
+    const statuses = responses.map((r) => r.status).sort();
+    expect(statuses.filter((s) => s === 200)).toHaveLength(5);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(15);
+    for (const r of responses.filter((x) => x.status === 429)) {
+      const body = await r.json();
+      expect(body.code).toBe('QUOTA_EXCEEDED');
+      expect(body.error).toMatch(/upgrade to the Pro tier/i);
+    }
+    await Promise.all(responses.filter((x) => x.status === 200).map((r) => r.arrayBuffer()));
+    expect(await quotaUsed(f.db, u.id)).toBe(5);
+    const recs = await usageRecords(f.db, u.id);
+    expect(recs.map((r) => r.status)).toEqual(['finalized', 'finalized', 'finalized', 'finalized', 'finalized']);
+    expect(await usageTransactions(f.db, u.id)).toHaveLength(5);
+    // the refusal holds for the next call too
+    expect((await chat(u.key)).status).toBe(429);
+  });
+
+  it('a quota of 0 refuses at once; -1 is no cap', async () => {
+    const none = await f.d.user({ tier: 'free', balance: 1, quotas: { ai_chat: 0 } });
+    expect((await chat(none.key)).status).toBe(429);
+    const unlimited = await f.d.user({ tier: 'free', balance: 1, quotas: { ai_chat: -1 } });
+    expect((await chat(unlimited.key)).status).toBe(200);
+    expect(await quotaUsed(f.db, unlimited.id)).toBe(1);
+  });
+});
+
+describe('refund on upstream failure (reservation released, nothing charged)', () => {
+  const modes: [string, 'error' | 'rate_limit' | 'down' | 'slow' | 'hang', number, string, number | null][] = [
+    ['500 from the upstream', 'error', 503, 'UPSTREAM_UNREACHABLE', 500],
+    ['429 from the upstream', 'rate_limit', 429, 'UPSTREAM_RATE_LIMITED', 429],
+    ['upstream down (connection reset)', 'down', 503, 'UPSTREAM_UNREACHABLE', null],
+    ['upstream slower than the response timeout', 'slow', 503, 'UPSTREAM_UNREACHABLE', null],
+    ['upstream that never answers', 'hang', 503, 'UPSTREAM_UNREACHABLE', null],
+  ];
+  for (const [name, mode, status, code, httpStatus] of modes) {
+    for (const provider of ['openai', 'anthropic'] as const) {
+      it(`${provider}: ${name} → ${status} ${code}`, async () => {
+        const u = await f.d.user({ tier: 'pro', balance: 1 });
+        const sim = f[provider];
+        sim.setMode(mode, { delayMs: 2000 });
+        const t0 = Date.now();
+        try {
+          const res = await chat(u.key, provider === 'openai' ? 'gpt-4o-mini' : 'claude-haiku-4-5');
+          expect(res.status).toBe(status);
+          const body = await res.json();
+          expect(body.code).toBe(code);
+          if (mode === 'rate_limit') expect(res.headers.get('retry-after')).toBe('1');
+        } finally {
+          sim.setMode('ok');
+        }
+        expect(Date.now() - t0).toBeLessThan(1900); // the 400 ms response timeout, not the sim's delay
+        const recs = await usageRecords(f.db, u.id);
+        expect(recs).toHaveLength(1);
+        expect(recs[0]).toMatchObject({ status: 'failed', customer: 0, raw: 0, httpStatus });
+        expect(await quotaUsed(f.db, u.id)).toBe(0);
+        expect(await usageTransactions(f.db, u.id)).toEqual([]);
+        expect(await walletRow(f.db, u.id)).toEqual({ balance: 1_000_000_000, allowanceUsed: 0 });
+        // and the next call works again
+        expect((await chat(u.key)).status).toBe(200);
+      });
+    }
+  }
+});
+
+describe('metrics', () => {
+  it('counts upstream calls by provider and outcome', async () => {
+    const text = await (await f.d.fetch('/metrics')).text();
+    for (const outcome of ['ok', 'http_5xx', 'rate_limited', 'connect_error', 'timeout']) {
+      expect(text).toMatch(new RegExp(`agw_upstream_calls_total\\{provider="openai",outcome="${outcome}"\\} [1-9]`));
+    }
+  });
+});
+
+describe('orphaned reservations', () => {
+  it('a reservation left by a crash is released by the sweeper after the TTL and its unit refunded', async () => {
+    const u = await f.d.user({ tier: 'free', balance: 1, quotas: { ai_chat: 1 } });
+    const ctx = f.d.daemon.ctx;
+    await reserve(ctx, { userId: u.id, tier: 'free', usageType: 'ai_chat', endpoint: 'chat', providerId: 'openai', model: 'gpt-4o-mini', alias: null, projectId: null });
+    // the "crashed" call holds the only unit
+    expect((await chat(u.key)).status).toBe(429);
+    expect(await sweepOrphans(ctx)).toBe(0); // younger than the TTL: left alone
+    const released = await sweepOrphans(ctx, Date.now() + ctx.config.gateway.reservationTtlMs + 1000);
+    expect(released).toBeGreaterThanOrEqual(1);
+    expect((await usageRecords(f.db, u.id))[0]).toMatchObject({ status: 'failed', httpStatus: null });
+    expect(await quotaUsed(f.db, u.id)).toBe(0);
+    expect((await chat(u.key)).status).toBe(200);
+  });
+
+  it('a call swept while still running is booked once when it finishes, and takes its unit again', async () => {
+    const u = await f.d.user({ tier: 'free', balance: 1 });
+    const ctx = f.d.daemon.ctx;
+    const r = await reserve(ctx, { userId: u.id, tier: 'free', usageType: 'ai_chat', endpoint: 'chat', providerId: 'openai', model: 'gpt-4o-mini', alias: null, projectId: null });
+    await sweepOrphans(ctx, Date.now() + ctx.config.gateway.reservationTtlMs + 1000);
+    expect(await quotaUsed(f.db, u.id)).toBe(0);
+    const cost = { model: 'gpt-4o-mini', promptTokens: 10, completionTokens: 5, units: 0, rawNano: 4500, customerNano: 9000 };
+    await finalize(ctx, r, 'openai', cost, 200);
+    await finalize(ctx, r, 'openai', cost, 200); // a second settle is a no-op
+    expect((await usageRecords(f.db, u.id))[0]).toMatchObject({ status: 'finalized', customer: 9000 });
+    expect(await quotaUsed(f.db, u.id)).toBe(1);
+    expect((await usageTransactions(f.db, u.id)).map((t) => t.amount)).toEqual([-9000]);
+    expect(r.periodKey).toBe(quotaPeriod().key);
+  });
+});
+
+describe('provider keys', () => {
+  it('503 ALPHA_KEY_MISSING / BETA_KEY_MISSING when a chat provider has no key', async () => {
+    const g = await startGatewayFixture({ openaiKey: false, anthropicKey: false });
+    try {
+      const u = await g.d.user({ tier: 'pro', balance: 1 });
+      const a = await g.d.fetch('/gateway/chat', { method: 'POST', key: u.key, json: { model: 'gpt-4o-mini', messages } });
+      expect(a.status).toBe(503);
+      expect((await a.json()).code).toBe('ALPHA_KEY_MISSING');
+      const b = await g.d.fetch('/gateway/chat', { method: 'POST', key: u.key, json: { model: 'claude-haiku-4-5', messages } });
+      expect(b.status).toBe(503);
+      expect((await b.json()).code).toBe('BETA_KEY_MISSING');
+      expect(await quotaUsed(g.db, u.id)).toBe(0);
+      expect(g.openai.requests.length + g.anthropic.requests.length).toBe(0);
+    } finally {
+      await g.close();
+    }
+  });
+
+  it('an alias skips a target whose provider has no key', async () => {
+    const g = await startGatewayFixture({ anthropicKey: false });
+    try {
+      const u = await g.d.user({ tier: 'pro', balance: 1 });
+      const res = await g.d.fetch('/gateway/chat', { method: 'POST', key: u.key, json: { model: 'smart-pro', messages } });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('x-service-resolved-provider')).toBe('openai');
+      expect(res.headers.get('x-service-resolved-model')).toBe('gpt-4o');
+    } finally {
+      await g.close();
+    }
+  });
+});

@@ -1,0 +1,154 @@
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/shared/config/load.js';
+import { tokenCostNano } from '../../src/shared/money.js';
+import { Breaker } from '../../src/daemon/gateway/breaker.js';
+import { priceRow, tokenCost } from '../../src/daemon/gateway/pricing.js';
+import { MessagesToCommonSse } from '../../src/daemon/gateway/sse-translate.js';
+import { toCommonBody, toMessagesBody } from '../../src/daemon/gateway/translate.js';
+import { SseUsageTap, estimatePromptTokens, usageFromJson } from '../../src/daemon/gateway/usage.js';
+
+/** Feeds `text` to `push` in pieces of `size` bytes (splitting lines and UTF-8 sequences). */
+function feed(text: string, size: number, push: (b: Buffer) => unknown): void {
+  const bytes = Buffer.from(text);
+  for (let i = 0; i < bytes.length; i += size) push(bytes.subarray(i, i + size));
+}
+
+const OPENAI_STREAM =
+  'data: {"choices":[{"index":0,"delta":{"content":"héllo "}}]}\n\n' +
+  'data: {"choices":[{"index":0,"delta":{"content":"wörld \\"quoted\\""}}]}\n\n' +
+  'data: {"choices":[],"usage":{"prompt_tokens":12,"completion_tokens":7,"total_tokens":19,"prompt_tokens_details":{"cached_tokens":4}}}\n\n' +
+  'data: [DONE]\n\n';
+
+const ANTHROPIC_STREAM =
+  'event: message_start\ndata: {"type":"message_start","message":{"id":"msg_1","model":"claude-x","usage":{"input_tokens":20,"cache_read_input_tokens":5,"output_tokens":1}}}\n\n' +
+  'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Bonjour "}}\n\n' +
+  'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"à tous"}}\n\n' +
+  'event: message_delta\ndata: {"type":"message_delta","delta":{"stop_reason":"max_tokens"},"usage":{"output_tokens":9}}\n\n' +
+  'event: message_stop\ndata: {"type":"message_stop"}\n\n';
+
+describe('usage extraction', () => {
+  it('reads JSON usage of every format', () => {
+    const j = (o: unknown) => Buffer.from(JSON.stringify(o));
+    expect(usageFromJson('openai', j({ usage: { prompt_tokens: 10, completion_tokens: 5, prompt_tokens_details: { cached_tokens: 2 } } }))).toEqual({ prompt: 10, completion: 5, cached: 2 });
+    expect(usageFromJson('openai', j({ usage: { input_tokens: 8, output_tokens: 3 } }))).toEqual({ prompt: 8, completion: 3, cached: 0 });
+    expect(usageFromJson('anthropic', j({ usage: { input_tokens: 10, cache_read_input_tokens: 4, cache_creation_input_tokens: 1, output_tokens: 6 } }))).toEqual({ prompt: 15, completion: 6, cached: 4 });
+    expect(usageFromJson('gemini', j({ usageMetadata: { promptTokenCount: 9, candidatesTokenCount: 4, thoughtsTokenCount: 2 } }))).toEqual({ prompt: 9, completion: 6, cached: 0 });
+    expect(usageFromJson('cohere', j({ meta: { billed_units: { input_tokens: 3, output_tokens: 2 } } }))).toEqual({ prompt: 3, completion: 2, cached: 0 });
+    expect(usageFromJson('openai', Buffer.from('not json'))).toBeUndefined();
+    expect(usageFromJson('openai', j({ id: 'x' }))).toBeUndefined();
+  });
+
+  for (const size of [1, 3, 7, 64, 10_000]) {
+    it(`taps SSE usage however the bytes are split (${size}-byte pieces)`, () => {
+      const o = new SseUsageTap('openai');
+      feed(OPENAI_STREAM, size, (b) => o.push(b));
+      o.end();
+      expect(o.usage(999)).toEqual({ prompt: 12, completion: 7, cached: 4 });
+      const a = new SseUsageTap('anthropic');
+      feed(ANTHROPIC_STREAM, size, (b) => a.push(b));
+      a.end();
+      expect(a.usage(999)).toEqual({ prompt: 25, completion: 9, cached: 5 });
+    });
+  }
+
+  it('estimates when the usage never comes: prompt from the request, completion from the text seen', () => {
+    const cut = OPENAI_STREAM.slice(0, OPENAI_STREAM.indexOf('data: {"choices":[],'));
+    const o = new SseUsageTap('openai');
+    o.push(Buffer.from(cut));
+    expect(o.usage(42)).toEqual({ prompt: 42, completion: Math.ceil(('héllo '.length + 'wörld "quoted"'.length) / 4), cached: 0 });
+    // Anthropic cut after message_start: the real prompt count, the placeholder output replaced by the estimate
+    const a = new SseUsageTap('anthropic');
+    a.push(Buffer.from(ANTHROPIC_STREAM.slice(0, ANTHROPIC_STREAM.indexOf('event: message_delta'))));
+    expect(a.usage(42)).toEqual({ prompt: 25, completion: Math.ceil('Bonjour à tous'.length / 4), cached: 5 });
+    expect(estimatePromptTokens({ system: 'abcd', messages: [{ content: 'abcdefgh' }, { content: [{ type: 'text', text: 'abc' }] }] })).toBe(1 + 3 + 2 + 3 + 1 + 3);
+  });
+});
+
+describe('translation', () => {
+  it('common -> messages-style keeps the promised fields and drops the rest', () => {
+    const body = {
+      model: 'smart-pro',
+      messages: [
+        { role: 'system' as const, content: 'A' },
+        { role: 'user' as const, content: 'q' },
+        { role: 'assistant' as const, content: 'a' },
+        { role: 'system' as const, content: 'B' },
+        { role: 'tool' as const, content: 't' },
+      ],
+      temperature: 0.4,
+      stop: 'X',
+      tools: [{}],
+      response_format: { type: 'json_object' },
+      stream: true,
+    };
+    expect(toMessagesBody(body, 'claude-x')).toEqual({
+      model: 'claude-x',
+      max_tokens: 4096,
+      system: 'A\n\nB',
+      messages: [
+        { role: 'user', content: 'q' },
+        { role: 'assistant', content: 'a' },
+        { role: 'user', content: 't' },
+      ],
+      temperature: 0.4,
+      stop_sequences: ['X'],
+      stream: true,
+    });
+    expect(toCommonBody({ ...body, stream_options: { foo: 1 } }, 'gpt-x')).toMatchObject({ model: 'gpt-x', tools: [{}], stream_options: { foo: 1, include_usage: true } });
+    expect(toCommonBody({ model: 'm', messages: [] }, 'gpt-x').stream_options).toBeUndefined();
+  });
+
+  for (const size of [1, 5, 10_000]) {
+    it(`rewrites a messages-style stream into common chunks (${size}-byte pieces)`, () => {
+      const t = new MessagesToCommonSse('fallback', true);
+      let out = '';
+      feed(ANTHROPIC_STREAM, size, (b) => (out += t.push(b)));
+      out += t.end();
+      const data = out.split('\n\n').filter(Boolean).map((f) => f.replace(/^data: /, ''));
+      expect(data.at(-1)).toBe('[DONE]');
+      const chunks = data.slice(0, -1).map((d) => JSON.parse(d));
+      expect(chunks.map((c) => c.choices[0]?.delta?.content ?? '').join('')).toBe('Bonjour à tous');
+      expect(chunks.every((c) => c.id === 'msg_1' && c.model === 'claude-x' && c.object === 'chat.completion.chunk')).toBe(true);
+      expect(chunks.find((c) => c.choices[0]?.finish_reason)?.choices[0].finish_reason).toBe('length');
+      expect(chunks.at(-1).usage).toEqual({ prompt_tokens: 25, completion_tokens: 9, total_tokens: 34 });
+    });
+  }
+});
+
+describe('pricing', () => {
+  const config = loadConfig(undefined, {});
+  const openai = config.providers.get('openai')!;
+
+  it('prices tokens from the catalog x margin, cached input at the cached rate', () => {
+    const c = tokenCost(config, openai, 'gpt-4o-mini', { prompt: 1000, completion: 500, cached: 200 });
+    const raw = tokenCostNano(800, 0.15) + tokenCostNano(200, 0.075) + tokenCostNano(500, 0.6);
+    expect(c).toEqual({ model: 'gpt-4o-mini', promptTokens: 1000, completionTokens: 500, units: 0, rawNano: raw, customerNano: Math.round(raw * 2) });
+  });
+
+  it('dated snapshots match their catalog model; unknown models are charged at the dearest rate', () => {
+    expect(priceRow(config, 'openai', 'gpt-4o-mini-2024-07-18')?.model).toBe('gpt-4o-mini');
+    expect(priceRow(config, 'openai', 'gpt-4o-2024-08-06')?.model).toBe('gpt-4o');
+    const unknown = tokenCost(config, openai, 'brand-new-model', { prompt: 1_000_000, completion: 0, cached: 0 });
+    expect(unknown.rawNano).toBe(tokenCostNano(1_000_000, 2.5)); // gpt-4o: the dearest input + output
+  });
+});
+
+describe('circuit breaker', () => {
+  it('opens after the threshold, half-opens after the cooldown, closes on success', () => {
+    let now = 0;
+    const b = new Breaker({ failureThreshold: 3, cooldownMs: 1000 }, () => now);
+    b.failure('p');
+    b.failure('p');
+    expect(b.isOpen('p')).toBe(false);
+    b.failure('p');
+    expect(b.isOpen('p')).toBe(true);
+    now = 1001;
+    expect(b.isOpen('p')).toBe(false); // one trial allowed
+    b.failure('p');
+    expect(b.isOpen('p')).toBe(true); // one more failure reopens at once
+    now = 2100;
+    b.success('p');
+    b.failure('p');
+    expect(b.isOpen('p')).toBe(false);
+  });
+});
