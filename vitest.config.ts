@@ -1,11 +1,23 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * The test matrix: the API suites (they start real daemons through test/helpers/daemon.ts)
+ * run once per store backend, SQLite and PostgreSQL (AGW_TEST_STORE=postgres gives each
+ * daemon a fresh database of its own); everything else runs once.
+ * `npx vitest run --project sqlite|postgres|other` picks one leg.
+ */
+const MATRIX = ['test/api/**/*.test.ts', 'test/foundation/**/*.test.ts'];
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
     maxWorkers: 2,
+    projects: [
+      { extends: true, test: { name: 'sqlite', include: MATRIX, env: { AGW_TEST_STORE: 'sqlite' } } },
+      { extends: true, test: { name: 'postgres', include: MATRIX, env: { AGW_TEST_STORE: 'postgres' } } },
+      { extends: true, test: { name: 'other', include: ['test/**/*.test.ts'], exclude: MATRIX } },
+    ],
   },
 });

@@ -9,6 +9,8 @@ import { credit, setUnlimited } from '../../src/daemon/store/wallets.js';
 import { setQuotaOverride } from '../../src/daemon/store/quota-overrides.js';
 import { hashPassword } from '../../src/daemon/auth/password.js';
 import { usdToNano } from '../../src/shared/money.js';
+import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
+import { createTestDatabase, usePostgres, type TestDatabase } from './pg.js';
 
 export interface TestUser {
   id: string;
@@ -34,16 +36,45 @@ export interface TestDaemon {
 
 let counter = 0;
 
+/** The config text with `store:` set (left as it is when it is not a YAML mapping). */
+function withStore(yaml: string, store: string): string {
+  let doc: unknown;
+  try {
+    doc = parseYaml(yaml);
+  } catch {
+    return yaml;
+  }
+  if (doc !== null && (typeof doc !== 'object' || Array.isArray(doc))) return yaml;
+  return stringifyYaml({ ...(doc as Record<string, unknown> | null), store });
+}
+
 /**
  * A real daemon on an ephemeral loopback port with a fresh data directory. `yaml` is
  * the config file's text; `env` adds environment overrides (e.g. provider base URLs).
+ * The store is SQLite, or with AGW_TEST_STORE=postgres (the test matrix) a fresh
+ * PostgreSQL database dropped on close. `store` shares a given store URL instead
+ * (several daemons on one database); the caller then owns that database.
  */
-export async function startTestDaemon(opts: { yaml?: string; env?: Record<string, string> } = {}): Promise<TestDaemon> {
+export async function startTestDaemon(
+  opts: { yaml?: string; env?: Record<string, string>; store?: string } = {},
+): Promise<TestDaemon> {
   const dataDir = mkdtempSync(join(tmpdir(), 'agw-test-'));
   const configFile = join(dataDir, 'agw.yaml');
-  writeFileSync(configFile, opts.yaml ?? '{}\n');
-  const config = loadConfig(configFile, { ...opts.env });
-  const daemon = await startDaemon({ port: 0, host: '127.0.0.1', dataDir, config, logLevel: 'silent' });
+  let pgDb: TestDatabase | undefined;
+  let store = opts.store ?? opts.env?.AGW_STORE;
+  // a small pool per test daemon: parallel test files share one server (max_connections 100)
+  if (!store && usePostgres) store = `${(pgDb = await createTestDatabase()).url}?pool_max=5`;
+  // The store goes into the config file too, so `agw admin --data DIR` reaches the same one.
+  writeFileSync(configFile, store ? withStore(opts.yaml ?? '{}', store) : (opts.yaml ?? '{}\n'));
+  const config = loadConfig(configFile, { ...opts.env, ...(store ? { AGW_STORE: store } : {}) });
+  let daemon: Daemon;
+  try {
+    daemon = await startDaemon({ port: 0, host: '127.0.0.1', dataDir, config, logLevel: 'silent' });
+  } catch (e) {
+    await pgDb?.drop();
+    rmSync(dataDir, { recursive: true, force: true });
+    throw e;
+  }
   const api = `${daemon.url}/api`;
   const db = daemon.ctx.db;
   return {
@@ -77,6 +108,7 @@ export async function startTestDaemon(opts: { yaml?: string; env?: Record<string
     },
     async close() {
       await daemon.close();
+      await pgDb?.drop();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };

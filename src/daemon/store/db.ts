@@ -11,21 +11,37 @@ export interface RunResult {
   changes: number;
 }
 
+export type Dialect = 'sqlite' | 'postgres';
+
 export interface Queryable {
+  /** Which engine runs the SQL (the Db and every transaction handle say it). */
+  readonly dialect: Dialect;
   get<T = Row>(sql: string, params?: Param[]): Promise<T | undefined>;
   all<T = Row>(sql: string, params?: Param[]): Promise<T[]>;
   run(sql: string, params?: Param[]): Promise<RunResult>;
 }
 
 export interface Db extends Queryable {
-  readonly dialect: 'sqlite' | 'postgres';
   /**
-   * Runs `fn` in one transaction (SQLite: BEGIN IMMEDIATE, one writer at a time).
-   * `fn` must use the `q` it is given, never the outer Db, and should not wait on
-   * anything but the store (no network calls inside a transaction).
+   * Runs `fn` in one transaction (SQLite: BEGIN IMMEDIATE, one writer at a time;
+   * PostgreSQL: READ COMMITTED, so a read-modify-write must lock its rows with
+   * `forUpdate(q)` or be one conditional UPDATE). `fn` must use the `q` it is given,
+   * never the outer Db, and should not wait on anything but the store (no network
+   * calls inside a transaction). PostgreSQL may run `fn` again after a serialization
+   * failure or deadlock, so `fn` must not have effects outside the store.
    */
   tx<T>(fn: (q: Queryable) => Promise<T>): Promise<T>;
   /** Runs a multi-statement script (migrations). */
   exec(sql: string): Promise<void>;
   close(): Promise<void>;
+}
+
+/**
+ * ` FOR UPDATE` on PostgreSQL, nothing on SQLite (whose transactions already hold the
+ * one write lock). Append it to a SELECT whose rows the transaction will rewrite from
+ * what it read, so concurrent transactions on other daemons wait instead of losing an
+ * update.
+ */
+export function forUpdate(q: Queryable): string {
+  return q.dialect === 'postgres' ? ' FOR UPDATE' : '';
 }

@@ -1,55 +1,90 @@
-import type { Db } from './db.js';
+import type { Db, Queryable } from './db.js';
+import { StoreOpenError } from './errors.js';
 import { SCHEMA_V1 } from './schema-v1.js';
+import { SCHEMA_V2_MARKETPLACE } from './schema-v2-marketplace.js';
+import { SCHEMA_V4_SPEND } from './schema-v4-spend.js';
+import { SCHEMA_PG_V1 } from './schema-pg-v1.js';
+import { SCHEMA_PG_V2_MARKETPLACE } from './schema-pg-v2-marketplace.js';
+import { SCHEMA_PG_V4_SPEND } from './schema-pg-v4-spend.js';
 
 export interface Migration {
   version: number;
   name: string;
   sqlite: string;
+  /** The same change for PostgreSQL (schema-pg-vN-*.ts): same tables, columns and indexes. */
+  postgres: string;
 }
 
 /** Ordered, append-only. Never edit a migration that has shipped: add the next one. */
-export const MIGRATIONS: Migration[] = [{ version: 1, name: 'initial schema', sqlite: SCHEMA_V1 }];
+export const MIGRATIONS: Migration[] = [
+  { version: 1, name: 'initial schema', sqlite: SCHEMA_V1, postgres: SCHEMA_PG_V1 },
+  { version: 2, name: 'marketplace owner indexes', sqlite: SCHEMA_V2_MARKETPLACE, postgres: SCHEMA_PG_V2_MARKETPLACE },
+  { version: 4, name: 'spend covering indexes, login attempts', sqlite: SCHEMA_V4_SPEND, postgres: SCHEMA_PG_V4_SPEND },
+];
 
-export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;
+export const SCHEMA_VERSION = Math.max(...MIGRATIONS.map((m) => m.version));
 
 export interface MigrationReport {
   applied: number[];
   current: number;
 }
 
-export class SchemaTooNewError extends Error {
+export class SchemaTooNewError extends StoreOpenError {
   constructor(readonly found: number) {
     super(
-      `the store's schema is version ${found} but this agw only knows up to ${SCHEMA_VERSION}: upgrade agw before starting it on this store`,
+      'SCHEMA_TOO_NEW',
+      `the store's schema is version ${found} but this agw only knows up to ${SCHEMA_VERSION}`,
+      'a newer agw has migrated this store: upgrade agw before starting it on this store',
     );
   }
 }
 
-/** Applies every migration the store lacks, each in its own transaction. Safe to run twice. */
+/** Any number: the key of the advisory lock that makes parallel daemons migrate one at a time. */
+const MIGRATION_LOCK = 7_461_677;
+
+/**
+ * Applies every migration the store lacks, each in its own transaction, and reports
+ * which. Safe to run twice and from several processes at once: on PostgreSQL each
+ * transaction first takes a transaction-scoped advisory lock (SQLite's BEGIN IMMEDIATE
+ * is already exclusive) and re-reads what is applied under it. Refuses a store whose
+ * schema is newer than this code.
+ */
 export async function migrate(db: Db): Promise<MigrationReport> {
-  await db.exec(
-    'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)',
-  );
-  const row = await db.get<{ v: number | null }>('SELECT MAX(version) AS v FROM schema_migrations');
-  const have = Number(row?.v ?? 0);
-  if (have > SCHEMA_VERSION) throw new SchemaTooNewError(have);
   const applied: number[] = [];
-  for (const m of MIGRATIONS) {
-    if (m.version <= have) continue;
-    await db.tx(async (q) => {
-      // Another process may have migrated meanwhile: re-check inside the write lock.
-      const done = await q.get('SELECT version FROM schema_migrations WHERE version = ?', [m.version]);
-      if (done) return;
-      for (const stmt of splitStatements(m.sqlite)) await q.run(stmt);
-      await q.run('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)', [
-        m.version,
-        m.name,
-        Date.now(),
-      ]);
-      applied.push(m.version);
+  let have = await locked(db, (q) => appliedVersions(q));
+  const newest = Math.max(0, ...have);
+  if (newest > SCHEMA_VERSION) throw new SchemaTooNewError(newest);
+  for (const m of [...MIGRATIONS].sort((a, b) => a.version - b.version)) {
+    if (have.has(m.version)) continue;
+    const did = await locked(db, async (q) => {
+      have = await appliedVersions(q);
+      if (have.has(m.version)) return false;
+      for (const stmt of splitStatements(db.dialect === 'postgres' ? m.postgres : m.sqlite)) await q.run(stmt);
+      await q.run('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)', [m.version, m.name, Date.now()]);
+      return true;
     });
+    if (did) applied.push(m.version);
   }
-  return { applied, current: Math.max(have, SCHEMA_VERSION) };
+  return { applied, current: SCHEMA_VERSION };
+}
+
+function locked<T>(db: Db, fn: (q: Queryable) => Promise<T>): Promise<T> {
+  return db.tx(async (q) => {
+    if (q.dialect === 'postgres') {
+      // an index on a big table may take longer than the pool's statement timeout
+      await q.run('SET LOCAL statement_timeout = 0');
+      await q.get(`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`);
+    }
+    await q.run(
+      'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)',
+    );
+    return fn(q);
+  });
+}
+
+async function appliedVersions(q: Queryable): Promise<Set<number>> {
+  const rows = await q.all<{ version: number }>('SELECT version FROM schema_migrations');
+  return new Set(rows.map((r) => Number(r.version)));
 }
 
 function splitStatements(sql: string): string[] {

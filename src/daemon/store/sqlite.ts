@@ -31,6 +31,7 @@ export class SqliteDb implements Db {
     this.raw.pragma('foreign_keys = ON');
     this.raw.pragma('busy_timeout = 5000');
     this.inner = {
+      dialect: 'sqlite',
       get: async <T>(sql: string, params?: Param[]) => this.prep(sql).get(...bind(params)) as T | undefined,
       all: async <T>(sql: string, params?: Param[]) => this.prep(sql).all(...bind(params)) as T[],
       run: async (sql: string, params?: Param[]): Promise<RunResult> => {

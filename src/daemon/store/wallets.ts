@@ -1,4 +1,4 @@
-import type { Queryable } from './db.js';
+import { forUpdate, type Queryable } from './db.js';
 
 /**
  * Wallet arithmetic. Spending order: this calendar month's allowance (from the tier)
@@ -31,21 +31,33 @@ export function monthKey(now: number): string {
   return new Date(now).toISOString().slice(0, 7);
 }
 
+export function monthStart(now: number): number {
+  const d = new Date(now);
+  return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1);
+}
+
 export function nextMonthStart(now: number): number {
   const d = new Date(now);
   return Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1);
 }
 
-export function getWalletRow(q: Queryable, userId: string): Promise<WalletRow | undefined> {
-  return q.get<WalletRow>('SELECT * FROM wallets WHERE user_id = ?', [userId]);
+/**
+ * `forUpdate` locks the row until the transaction ends (PostgreSQL; SQLite's transaction
+ * already excludes other writers): use it when the transaction writes back values
+ * computed from what it read.
+ */
+export function getWalletRow(q: Queryable, userId: string, opts: { forUpdate?: boolean } = {}): Promise<WalletRow | undefined> {
+  return q.get<WalletRow>(`SELECT * FROM wallets WHERE user_id = ?${opts.forUpdate ? forUpdate(q) : ''}`, [userId]);
 }
 
 /** The wallet as of `now`, with the allowance rolled over to the current month. */
 export function walletState(row: WalletRow, monthlyAllowance: number, now = Date.now()): WalletState {
   const sameMonth = row.allowance_month === monthKey(now);
   const used = sameMonth ? Number(row.allowance_used_nusd) : 0;
+  // A tier with an allowance grants it at the start of every calendar month; a wallet
+  // whose tier has none shows the last month it had one (null if never).
   const lastAllowanceAt =
-    row.last_allowance_at !== null ? Number(row.last_allowance_at) : monthlyAllowance > 0 ? now : null;
+    monthlyAllowance > 0 ? monthStart(now) : row.last_allowance_at !== null ? Number(row.last_allowance_at) : null;
   return {
     balance: Number(row.balance_nusd),
     currency: row.currency,
@@ -89,7 +101,8 @@ export interface DebitResult {
 /** Books one debit as one wallet transaction. Returns null when `requireCover` and funds are short. */
 export async function debit(q: Queryable, d: DebitInput): Promise<DebitResult | null> {
   const now = d.now ?? Date.now();
-  const row = await getWalletRow(q, d.userId);
+  // Locked: the allowance is written back as an absolute value computed from this read.
+  const row = await getWalletRow(q, d.userId, { forUpdate: true });
   if (!row) throw new Error(`wallet of ${d.userId} missing`);
   const s = walletState(row, d.monthlyAllowance, now);
   if (d.requireCover && !s.unlimited && s.allowanceRemaining + s.balance < d.amount) return null;
