@@ -1,13 +1,22 @@
 #!/usr/bin/env node
 // The one executable. `--version` answers without loading anything else.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 
 const args = process.argv.slice(2);
+// `agw … --json | head` closing the pipe early is not an error.
+process.stdout.on('error', (e) => {
+  if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+  throw e;
+});
 const version = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version;
+const entry = new URL('../dist/cli/index.js', import.meta.url);
 if (args.length === 1 && (args[0] === '--version' || args[0] === '-v')) {
   process.stdout.write(`${version}\n`);
+} else if (!existsSync(entry)) {
+  process.stderr.write('agw: not built yet (dist/ is missing): run `npm install` or `npm run build` in the agw checkout\n');
+  process.exitCode = 1;
 } else {
-  const { main } = await import('../dist/cli/index.js');
+  const { main } = await import(entry.href);
   const code = await main(args, version);
   if (code !== 0 || args[0] !== 'serve') process.exitCode = code;
 }

@@ -20,6 +20,12 @@ export class UsageError extends CliError {
   }
 }
 
+/** A store that cannot be opened (unreachable, schema too new) becomes a CliError: message, hint, code. */
+export function storeError(e: unknown): unknown {
+  const se = e as { name?: string; message: string; hint?: string; code?: string };
+  return se?.name === 'StoreOpenError' ? new CliError(se.message, se.hint, se.code) : e;
+}
+
 export function reportError(e: unknown, json: boolean): number {
   if (e instanceof CliError) {
     if (json) process.stderr.write(JSON.stringify({ error: e.message, code: e.code, hint: e.hint }) + '\n');

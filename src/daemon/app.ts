@@ -1,18 +1,33 @@
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import swagger from '@fastify/swagger';
 import type { AppContext } from './context.js';
-import { installErrorHandling } from './errors.js';
+import { clientErrorHandler, installErrorHandling, sendError } from './errors.js';
+import { installRouteConventions, openApiTransform, RouteIndex } from './route-conventions.js';
 import { registerRoutes } from './routes/index.js';
 
 export type App = FastifyInstance;
 
+/** Per-request log lines only at debug/trace (headers included, secrets redacted by the logger). */
+class DebugLogController extends LogController {
+  override incomingRequest(request: FastifyRequest): void {
+    request.log.debug({ req: request }, 'incoming request');
+  }
+  override requestCompleted(error: Error | null | undefined, _request: FastifyRequest, reply: FastifyReply): void {
+    if (error) reply.log.error({ res: reply, err: error, responseTime: reply.elapsedTime }, 'request errored');
+    else reply.log.debug({ res: reply, responseTime: reply.elapsedTime }, 'request completed');
+  }
+}
+
 /** Builds the HTTP application: one error format, metrics, OpenAPI, every route group. */
 export async function buildApp(ctx: AppContext): Promise<App> {
+  const debug = ctx.log.isLevelEnabled('debug');
   const app = Fastify({
     loggerInstance: ctx.log as unknown as FastifyBaseLogger,
-    // no per-request log lines on the hot path: metrics count requests, errors are logged
-    logController: new LogController({ disableRequestLogging: true }),
+    // no per-request log lines on the hot path unless debugging: metrics count requests, errors are logged
+    logController: debug ? new DebugLogController() : new LogController({ disableRequestLogging: true }),
+    clientErrorHandler,
+    frameworkErrors: sendError,
     bodyLimit: 10 * 1024 * 1024,
     trustProxy: false,
     return503OnClosing: true,
@@ -20,7 +35,9 @@ export async function buildApp(ctx: AppContext): Promise<App> {
     ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, allErrors: false } },
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as FastifyInstance;
 
-  installErrorHandling(app);
+  const routes = new RouteIndex();
+  installErrorHandling(app, routes);
+  installRouteConventions(app, routes);
 
   app.addHook('onResponse', (req, reply, done) => {
     const route = req.routeOptions.url ?? 'unmatched';
@@ -38,6 +55,16 @@ export async function buildApp(ctx: AppContext): Promise<App> {
           'Gateway in front of 21 AI providers (proxy, smart routing, unified chat), wallet billing, quotas, entitlements, spend reports, a public price catalog and the skill marketplace.',
         license: { name: 'MIT', identifier: 'MIT' },
       },
+      tags: [
+        { name: 'gateway', description: 'Proxy, smart routing, unified chat, entitlements and aliases' },
+        { name: 'wallet', description: 'Balance, transactions and top-up' },
+        { name: 'catalog', description: 'The public price catalog' },
+        { name: 'skills', description: 'The skill (plugin) marketplace' },
+        { name: 'portal', description: 'Portal session and account pages' },
+        { name: 'spend', description: 'Spend reports per provider and project' },
+        { name: 'oauth', description: 'OAuth 2.0 / OpenID Connect' },
+        { name: 'operations', description: 'Health and metrics' },
+      ],
       servers: [{ url: '/' }],
       components: {
         securitySchemes: {
@@ -46,6 +73,7 @@ export async function buildApp(ctx: AppContext): Promise<App> {
         },
       },
     },
+    transform: openApiTransform as never,
   });
 
   await registerRoutes(app, ctx);

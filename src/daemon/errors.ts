@@ -1,5 +1,9 @@
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AgwError, type ErrorBody, type ErrorCode } from '../shared/errors.js';
+import type { RouteIndex } from './route-conventions.js';
+import { isStoreUnavailable } from './store/errors.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -37,7 +41,11 @@ function validationError(err: FastifyError, req: FastifyRequest): AgwError {
   const first = items[0];
   const field = first ? fieldOf(first) : '';
   const what =
-    first?.keyword === 'additionalProperties' ? 'is not allowed' : (first?.message ?? 'is invalid');
+    first?.keyword === 'additionalProperties'
+      ? 'is not allowed'
+      : first?.keyword === 'required'
+        ? 'is required'
+        : (first?.message ?? 'is invalid');
   return new AgwError('INVALID_REQUEST', `${where}${field ? `.${field}` : ''} ${what}`, {
     field: field || where,
     location: where,
@@ -57,8 +65,12 @@ export function toAgwError(err: unknown, req: FastifyRequest): AgwError {
     case 'FST_REQ_FILE_TOO_LARGE':
       return new AgwError('PAYLOAD_TOO_LARGE', 'the request body is too large');
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return new AgwError('UNSUPPORTED_MEDIA_TYPE', 'unsupported Content-Type for this endpoint');
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new AgwError('INVALID_REQUEST', 'Content-Length does not match the body');
+    case 'FST_ERR_BAD_URL':
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return new AgwError('INVALID_REQUEST', 'the request path is not a valid URL or a path parameter is too long');
     case 'FST_INVALID_MULTIPART_CONTENT_TYPE':
       return new AgwError('UNSUPPORTED_MEDIA_TYPE', 'expected multipart/form-data');
   }
@@ -68,23 +80,61 @@ export function toAgwError(err: unknown, req: FastifyRequest): AgwError {
       e.message || 'bad request',
     );
   }
+  if (isStoreUnavailable(err)) {
+    return new AgwError('STORE_UNAVAILABLE', 'the store is unreachable right now; retry shortly', undefined, { 'retry-after': '1' });
+  }
   return new AgwError('INTERNAL_ERROR', 'internal error');
 }
 
-export function installErrorHandling(app: FastifyInstance): void {
-  app.setErrorHandler((err, req, reply: FastifyReply) => {
-    const e = toAgwError(err, req);
-    if (e.status >= 500) req.log.error({ err }, 'request failed');
-    if (reply.sent || reply.raw.headersSent) {
-      reply.raw.destroy();
+/** Renders any error as the Error body (also fastify's `frameworkErrors` option: bad URLs). */
+export function sendError(err: unknown, req: FastifyRequest, reply: FastifyReply): void {
+  const e = toAgwError(err, req);
+  if (e.status >= 500) req.log.error({ err }, 'request failed');
+  if (reply.sent || reply.raw.headersSent) {
+    reply.raw.destroy();
+    return;
+  }
+  if (e.headers) reply.headers(e.headers);
+  const body: ErrorBody = e.toBody();
+  reply.status(e.status).type('application/json; charset=utf-8').send(JSON.stringify(body));
+}
+
+/**
+ * One error format everywhere: thrown errors, validation, unknown routes (404, or 405
+ * with Allow when the path exists for other methods).
+ */
+export function installErrorHandling(app: FastifyInstance, routes: RouteIndex): void {
+  app.setErrorHandler(sendError);
+  app.setNotFoundHandler((req, reply) => {
+    const path = req.url.split('?')[0];
+    const methods = routes.methodsFor(path);
+    if (methods.length) {
+      reply.header('allow', methods.join(', '));
+      sendError(new AgwError('METHOD_NOT_ALLOWED', `${req.method} is not allowed on ${path}: use ${methods.join(', ')}`), req, reply);
       return;
     }
-    if (e.headers) reply.headers(e.headers);
-    const body: ErrorBody = e.toBody();
-    reply.status(e.status).type('application/json; charset=utf-8').send(JSON.stringify(body));
+    sendError(new AgwError('NOT_FOUND', `no route for ${req.method} ${path}`), req, reply);
   });
-  app.setNotFoundHandler((req, reply) => {
-    const body: ErrorBody = { error: `no route for ${req.method} ${req.url.split('?')[0]}`, code: 'NOT_FOUND' };
-    reply.status(404).type('application/json; charset=utf-8').send(JSON.stringify(body));
-  });
+}
+
+/**
+ * Requests node's HTTP parser rejects (malformed, header too large, timed out) never
+ * reach a route: answer them with the Error body too, then close the connection.
+ */
+export function clientErrorHandler(err: Error & { code?: string }, socket: Socket): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, code, message] =
+    err.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'HEADERS_TOO_LARGE', 'the request headers are too large']
+      : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'REQUEST_TIMEOUT', 'the request took too long to arrive']
+        : [400, 'INVALID_REQUEST', 'malformed HTTP request'];
+  const body = JSON.stringify({ error: message, code } satisfies ErrorBody);
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy();
 }

@@ -8,6 +8,8 @@ export const REDACT_PATHS = [
   'headers.authorization',
   'headers.cookie',
   'headers["x-api-key"]',
+  'req.headers["x-csrf-token"]',
+  'res.headers["set-cookie"]',
   '*.apiKey',
   '*.password',
   '*.masterToken',
@@ -21,10 +23,27 @@ export const REDACT_PATHS = [
   'token',
 ];
 
-/** Structured JSON logs on stderr (stdout is kept for the `listening` line and --json output). */
+interface LoggedRequest {
+  method?: string;
+  url?: string;
+  ip?: string;
+  headers?: Record<string, unknown>;
+}
+
+/**
+ * Structured JSON logs on stderr (stdout is kept for the `listening` line and --json
+ * output). Request lines (debug level only) carry the headers, with credentials redacted.
+ */
 export function createLogger(level: string): Logger {
   return pino(
-    { level, redact: { paths: REDACT_PATHS, censor: '[redacted]' }, base: { service: 'agw' } },
+    {
+      level,
+      redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+      base: { service: 'agw' },
+      serializers: {
+        req: (r: LoggedRequest) => ({ method: r.method, url: r.url, remoteAddress: r.ip, headers: { ...r.headers } }),
+      },
+    },
     pino.destination({ fd: 2, sync: false }),
   );
 }

@@ -7,6 +7,7 @@ export interface OpenApiDoc {
 }
 
 interface OpenApiOperation {
+  operationId?: string;
   summary?: string;
   description?: string;
   tags?: string[];
@@ -42,6 +43,8 @@ function operation(method: string, path: string, op: OpenApiOperation): string[]
   const out = [`### ${method.toUpperCase()} ${path}`, ''];
   if (op.summary) out.push(op.summary, '');
   if (op.description) out.push(op.description, '');
+  const schemes = (op.security ?? []).flatMap((s) => Object.keys(s as object));
+  out.push(`Auth: ${schemes.length ? schemes.join(' or ') : 'none'}${op.operationId ? ` · operationId \`${op.operationId}\`` : ''}`, '');
   if (op.parameters?.length) {
     out.push('| Parameter | In | Required | Type |', '|---|---|---|---|');
     for (const p of op.parameters) out.push(`| ${p.name} | ${p.in} | ${p.required ? 'yes' : 'no'} | ${p.schema?.type ?? ''} |`);

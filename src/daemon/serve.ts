@@ -1,6 +1,4 @@
-import { existsSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { loadConfig } from '../shared/config/load.js';
 import type { ResolvedConfig } from '../shared/config/resolve.js';
 import { buildApp, type App } from './app.js';
@@ -9,6 +7,9 @@ import { createLogger } from './logger.js';
 import { Metrics } from './metrics.js';
 import { openStore } from './store/open.js';
 import { startDemo, type Demo } from './demo/demo.js';
+import { configFileFor, defaultDataDir } from './paths.js';
+
+export { configFileFor, defaultDataDir };
 
 export interface ServeOptions {
   port?: number;
@@ -27,18 +28,6 @@ export interface Daemon {
   ctx: AppContext;
   demo?: Demo;
   close(): Promise<void>;
-}
-
-export function defaultDataDir(env = process.env): string {
-  return env.AGW_DATA || join(homedir(), '.agw');
-}
-
-/** The config file named by --config / AGW_CONFIG, else DATA/agw.yaml if present. */
-export function configFileFor(dataDir: string, explicit?: string, env = process.env): string | undefined {
-  const f = explicit ?? env.AGW_CONFIG;
-  if (f) return resolve(f);
-  const implicit = join(dataDir, 'agw.yaml');
-  return existsSync(implicit) ? implicit : undefined;
 }
 
 /** Starts the daemon: store, config, HTTP server. Throws ConfigError on a bad config. */
@@ -72,17 +61,29 @@ export async function startDaemon(opts: ServeOptions = {}): Promise<Daemon> {
   const port = typeof addr === 'object' && addr ? addr.port : opts.port;
   listenUrl = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
   if (demo) await demo.seed(ctx);
+  log.info({ url: listenUrl, dataDir, store: db.dialect }, 'listening');
 
   let closing: Promise<void> | undefined;
   const close = () =>
     (closing ??= (async () => {
+      // Stop accepting; keep-alive connections are closed as soon as they are idle (their
+      // request in flight answered); after 10 s whatever is left is cut.
+      const sweep = setInterval(() => app.server.closeIdleConnections(), 50);
       const force = setTimeout(() => app.server.closeAllConnections(), 10_000);
+      sweep.unref();
       force.unref();
       await app.close();
+      clearInterval(sweep);
       clearTimeout(force);
-      for (const fn of ctx.onClose) await fn();
-      await demo?.close();
+      for (const fn of [...ctx.onClose, () => demo?.close()]) {
+        try {
+          await fn();
+        } catch (err) {
+          log.error({ err }, 'shutdown step failed');
+        }
+      }
       await db.close();
+      log.info('stopped');
       log.flush();
     })());
   return { url: listenUrl, app, ctx, demo, close };

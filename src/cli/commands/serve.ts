@@ -1,5 +1,7 @@
-import { ConfigError } from '../../shared/config/load.js';
-import { UsageError } from '../errors.js';
+import { resolve } from 'node:path';
+import { ConfigError, loadConfig } from '../../shared/config/load.js';
+import { configFileFor, defaultDataDir } from '../../daemon/paths.js';
+import { CliError, UsageError, storeError } from '../errors.js';
 
 interface ServeOpts {
   port: string;
@@ -13,13 +15,24 @@ interface ServeOpts {
 export async function serve(opts: ServeOpts): Promise<void> {
   const port = Number(opts.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be 0..65535, got ${opts.port}`);
-  const { startDaemon } = await import('../../daemon/serve.js');
-  let daemon;
+  // The config is checked before the HTTP stack loads: a bad file fails fast, store untouched.
+  const dataDir = resolve(opts.data ?? defaultDataDir());
+  let config;
   try {
-    daemon = await startDaemon({ port, host: opts.host, dataDir: opts.data, configFile: opts.config, demo: opts.demo });
+    config = loadConfig(configFileFor(dataDir, opts.config));
   } catch (e) {
     if (e instanceof ConfigError) throw new UsageError(e.message, 'fix the keys named above, or check the file with: agw config check FILE');
     throw e;
+  }
+  const { startDaemon } = await import('../../daemon/serve.js');
+  let daemon;
+  try {
+    daemon = await startDaemon({ port, host: opts.host, dataDir, config, demo: opts.demo });
+  } catch (e) {
+    const code = (e as { code?: string }).code;
+    if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL')
+      throw new CliError(`cannot listen on ${opts.host}:${port}: ${(e as Error).message}`, 'pick another --port (0 picks a free one) or --host', code);
+    throw storeError(e);
   }
   const out = (s: string) => process.stdout.write(s + '\n');
   if (opts.json) out(JSON.stringify({ event: 'listening', url: daemon.url }));
@@ -38,17 +51,26 @@ export async function serve(opts: ServeOpts): Promise<void> {
     if (opts.json) out(JSON.stringify({ event: 'demo', ...seeded, url: daemon.url }));
     else process.stdout.write(lines.join('\n') + '\n');
   }
+  // First signal: stop accepting, finish in-flight requests (bounded), close the store, exit 0.
+  // A second signal while that runs exits at once (1).
   let stopping = false;
   const stop = (signal: string) => {
-    if (stopping) return;
+    if (stopping) {
+      process.stderr.write(`agw: ${signal} again, exiting without waiting for in-flight requests\n`);
+      process.exit(1);
+    }
     stopping = true;
     daemon.ctx.log.info({ signal }, 'shutting down');
     daemon.close().then(
       () => process.exit(0),
-      () => process.exit(1),
+      (e: unknown) => {
+        process.stderr.write(`agw: shutdown failed: ${(e as Error)?.message ?? e}\n`);
+        process.exit(1);
+      },
     );
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
   await new Promise<void>(() => {});
 }
+

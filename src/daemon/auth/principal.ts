@@ -2,8 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AgwError } from '../../shared/errors.js';
 import type { AppContext } from '../context.js';
-import { verifyApiKey } from '../store/keys.js';
-import { effectiveTier } from '../store/users.js';
+import { verifyApiKeyWithTier } from '../store/keys.js';
 import { lookupSession, SESSION_COOKIE } from './sessions.js';
 
 /** Who is calling. */
@@ -56,16 +55,16 @@ export async function authenticate(
 ): Promise<Principal | null> {
   const token = bearerToken(req);
   if (token) {
+    // The master token may have any form; compared by hash so the time taken says nothing about it.
+    const master = ctx.config.masterToken;
+    if (master && allowed.includes('master') && timingSafeEqual(sha256(token), sha256(master))) {
+      return { kind: 'master' };
+    }
     if (token.startsWith('agw_')) {
-      const master = ctx.config.masterToken;
-      if (master && allowed.includes('master') && timingSafeEqual(sha256(token), sha256(master))) {
-        return { kind: 'master' };
-      }
       if (!allowed.includes('key')) return null;
-      const key = await verifyApiKey(ctx.db, token);
-      if (!key) return null;
-      const tier = await effectiveTier(ctx.db, key.user_id);
-      return tier ? { kind: 'key', userId: key.user_id, tier, keyId: key.id } : null;
+      // one indexed query: key -> user -> active organization's tier
+      const key = await verifyApiKeyWithTier(ctx.db, token);
+      return key ? { kind: 'key', userId: key.userId, tier: key.tier, keyId: key.keyId } : null;
     }
     if (allowed.includes('oauth') && ctx.verifyAccessToken) return ctx.verifyAccessToken(token);
     return null;
@@ -80,12 +79,31 @@ export async function authenticate(
 export const GATEWAY_CREDENTIALS: readonly CredentialKind[] = ['key', 'oauth'];
 export const ACCOUNT_CREDENTIALS: readonly CredentialKind[] = ['key', 'oauth', 'session'];
 
+const AUTH_KINDS = Symbol.for('agw.authKinds');
+type AuthHook = ((req: FastifyRequest, reply: FastifyReply) => Promise<void>) & { [AUTH_KINDS]?: readonly CredentialKind[] };
+
 /**
- * A preHandler that requires one of `allowed` credential kinds and sets
- * `request.principal`; 401 UNAUTHORIZED with the Error body otherwise.
+ * Marks a hook as an authentication hook accepting `kinds`. The app then runs it before
+ * body validation (a request without valid credentials gets 401, not 400) and the
+ * OpenAPI document lists its security schemes. `requireAuth` hooks are marked already.
+ */
+export function markAuthHook<H extends (...args: never[]) => unknown>(hook: H, kinds: readonly CredentialKind[]): H {
+  (hook as unknown as AuthHook)[AUTH_KINDS] = kinds;
+  return hook;
+}
+
+/** The credential kinds an authentication hook accepts; undefined for any other function. */
+export function authKindsOf(hook: unknown): readonly CredentialKind[] | undefined {
+  return typeof hook === 'function' ? (hook as AuthHook)[AUTH_KINDS] : undefined;
+}
+
+/**
+ * A hook that requires one of `allowed` credential kinds and sets `request.principal`;
+ * 401 UNAUTHORIZED with the Error body otherwise. Declare it as `preHandler` (or
+ * `preValidation`): the app moves it before body validation either way.
  */
 export function requireAuth(ctx: AppContext, allowed: readonly CredentialKind[]) {
-  return async function authHook(req: FastifyRequest, _reply: FastifyReply): Promise<void> {
+  return markAuthHook(async function authHook(req: FastifyRequest, _reply: FastifyReply): Promise<void> {
     const p = await authenticate(ctx, req, allowed);
     if (!p) {
       throw new AgwError(
@@ -97,7 +115,7 @@ export function requireAuth(ctx: AppContext, allowed: readonly CredentialKind[])
     }
     if (p.kind === 'session' && req.method !== 'GET' && req.method !== 'HEAD') checkCsrf(req, p.csrfToken);
     req.principal = p;
-  };
+  }, allowed);
 }
 
 /**
@@ -112,6 +130,19 @@ export function checkCsrf(req: FastifyRequest, expected: string): void {
   const b = Buffer.from(expected);
   if (a.length !== b.length || !timingSafeEqual(a, b)) {
     throw new AgwError('CSRF_FAILED', 'missing or wrong CSRF token: send the x-csrf-token header from GET /api/portal/me');
+  }
+}
+
+/**
+ * An OAuth access token must carry `scope` (403 INSUFFICIENT_SCOPE otherwise); keys,
+ * sessions and the master token are not scoped and pass.
+ */
+export function requireScope(req: FastifyRequest, scope: string): void {
+  const p = req.principal;
+  if (p?.kind === 'oauth' && !p.scopes.includes(scope)) {
+    throw new AgwError('INSUFFICIENT_SCOPE', `this access token lacks the ${scope} scope: sign in again asking for it`, { scope }, {
+      'www-authenticate': `Bearer error="insufficient_scope", scope="${scope}"`,
+    });
   }
 }
 

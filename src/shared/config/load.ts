@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Ajv, type ErrorObject } from 'ajv';
-import { parseDocument } from 'yaml';
+import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Document } from 'yaml';
 import { ConfigSchema, type ConfigFile } from './schema.js';
 import { resolveConfig, type ResolvedConfig } from './resolve.js';
 
@@ -58,16 +58,60 @@ export function checkConfigValue(value: unknown): ConfigProblem[] {
   return out;
 }
 
-/** Parses YAML text safely (core schema, no custom tags) and validates it. */
+/** The dotted key path of the deepest mapping/sequence entry whose range holds `offset`. */
+function keyPathAt(doc: Document, offset: number): string | undefined {
+  const path: string[] = [];
+  let node: unknown = doc.contents;
+  const range = (n: unknown) => (n as { range?: [number, number, number] } | null)?.range;
+  const holds = (n: unknown) => {
+    const r = range(n);
+    return r !== undefined && offset >= r[0] && offset <= r[2];
+  };
+  // from the key to the end of the value: a tag sits between them
+  const pairHolds = (key: unknown, value: unknown) => {
+    const start = range(key)?.[0];
+    const end = range(value)?.[2] ?? range(key)?.[2];
+    return start !== undefined && end !== undefined && offset >= start && offset <= end;
+  };
+  for (;;) {
+    if (isMap(node)) {
+      const pair = node.items.find((p) => isPair(p) && pairHolds(p.key, p.value));
+      if (!pair) break;
+      path.push(isScalar(pair.key) ? String(pair.key.value) : '?');
+      node = pair.value;
+    } else if (isSeq(node)) {
+      const i = node.items.findIndex(holds);
+      if (i < 0) break;
+      path.push(String(i));
+      node = node.items[i];
+    } else break;
+  }
+  return path.length ? path.join('.') : undefined;
+}
+
+/**
+ * Parses YAML text safely (core schema: no custom tags, no duplicate keys) and validates
+ * it. A YAML problem is named by the key path it sits under and its line and column.
+ */
 export function parseConfigText(text: string): { config?: ConfigFile; problems: ConfigProblem[] } {
-  const doc = parseDocument(text, { schema: 'core', customTags: [], uniqueKeys: true, prettyErrors: false });
-  const yamlProblems: ConfigProblem[] = [...doc.errors, ...doc.warnings].map((e) => ({
-    path: `line ${e.linePos?.[0]?.line ?? '?'}`,
-    rule: 'yaml',
-    message: e.message.split('\n')[0],
-  }));
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { schema: 'core', customTags: [], uniqueKeys: true, prettyErrors: false, lineCounter });
+  const yamlProblems: ConfigProblem[] = [...doc.errors, ...doc.warnings].map((e) => {
+    const { line, col } = lineCounter.linePos(e.pos[0]);
+    const tag = e.code === 'TAG_RESOLVE_FAILED';
+    return {
+      path: keyPathAt(doc, e.pos[0]) ?? '(root)',
+      rule: tag ? 'yaml-tag' : 'yaml',
+      message: `${tag ? 'custom YAML tags are not allowed: ' : ''}${e.message.split('\n')[0]} (line ${line}, column ${col})`,
+    };
+  });
   if (yamlProblems.length) return { problems: yamlProblems };
-  const value = doc.toJS() ?? {};
+  let value: unknown;
+  try {
+    value = doc.toJS({ maxAliasCount: 100 }) ?? {};
+  } catch (e) {
+    return { problems: [{ path: '(root)', rule: 'yaml', message: (e as Error).message }] };
+  }
   const problems = checkConfigValue(value);
   return problems.length ? { problems } : { config: value as ConfigFile, problems };
 }

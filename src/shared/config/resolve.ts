@@ -55,12 +55,30 @@ function envKeyName(id: string, suffix: string): string {
   return `AGW_PROVIDER_${id.toUpperCase().replace(/[^A-Z0-9]/g, '_')}_${suffix}`;
 }
 
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+const HTTP_URL = /^https?:\/\/[^\s/]+(:\d+)?(\/\S*)?$/;
+
+/** The environment overrides get the same checks as the keys they override. */
+function checkEnv(env: NodeJS.ProcessEnv): ConfigProblem[] {
+  const problems: ConfigProblem[] = [];
+  const bad = (name: string, rule: string, message: string) => problems.push({ path: `env.${name}`, rule, message });
+  if (env.AGW_LOG_LEVEL && !LOG_LEVELS.includes(env.AGW_LOG_LEVEL)) bad('AGW_LOG_LEVEL', 'enum', `must be one of ${LOG_LEVELS.join(', ')}`);
+  if (env.AGW_PUBLIC_URL && !HTTP_URL.test(env.AGW_PUBLIC_URL)) bad('AGW_PUBLIC_URL', 'pattern', 'must be an http(s) URL');
+  if (env.AGW_MASTER_TOKEN !== undefined && env.AGW_MASTER_TOKEN !== '' && env.AGW_MASTER_TOKEN.length < 16)
+    bad('AGW_MASTER_TOKEN', 'minLength', 'must be at least 16 characters');
+  for (const def of Object.values(PROVIDERS) as ProviderDef[]) {
+    const name = envKeyName(def.id, 'BASE_URL');
+    if (env[name] && !HTTP_URL.test(env[name]!)) bad(name, 'pattern', 'must be an http(s) URL');
+  }
+  return problems;
+}
+
 /** Merges a validated config file over the built-in defaults and the environment. */
 export function resolveConfig(
   file: ConfigFile,
   env: NodeJS.ProcessEnv,
 ): { config: ResolvedConfig; problems: ConfigProblem[] } {
-  const problems: ConfigProblem[] = [];
+  const problems: ConfigProblem[] = checkEnv(env);
   const margin = file.margin ?? DEFAULT_MARGIN;
 
   for (const id of Object.keys(file.providers ?? {})) {

@@ -24,9 +24,11 @@ const Quotas = Type.Object(
 
 export const ConfigSchema = Type.Object(
   {
-    publicUrl: Type.Optional(Type.String({ pattern: '^https?://[^\\s/]+(:\\d+)?(/.*)?$' })),
-    store: Type.Optional(Type.String({ minLength: 1 })),
-    margin: Type.Optional(Type.Number({ minimum: 1, maximum: 100 })),
+    publicUrl: Type.Optional(
+      Type.String({ pattern: '^https?://[^\\s/]+(:\\d+)?(/.*)?$', description: 'root_url and OIDC issuer; default: the URL agw listens on' }),
+    ),
+    store: Type.Optional(Type.String({ minLength: 1, description: 'sqlite (DATA/agw.db) or a postgres:// URL; env AGW_STORE' })),
+    margin: Type.Optional(Type.Number({ minimum: 1, maximum: 100, description: 'retail = raw price x margin (default 2.0)' })),
     logLevel: Type.Optional(
       Type.Union([
         Type.Literal('fatal'),
@@ -40,7 +42,7 @@ export const ConfigSchema = Type.Object(
     ),
     auth: Type.Optional(
       Type.Object(
-        { masterToken: Type.Optional(Type.String({ minLength: 16 })) },
+        { masterToken: Type.Optional(Type.String({ minLength: 16, description: 'admin/service bearer token; env AGW_MASTER_TOKEN' })) },
         { additionalProperties: false },
       ),
     ),
@@ -121,7 +123,13 @@ export const ConfigSchema = Type.Object(
       ),
     ),
   },
-  { additionalProperties: false, $id: 'https://agw.dev/schemas/config.json', title: 'agw configuration' },
+  {
+    additionalProperties: false,
+    $schema: 'http://json-schema.org/draft-07/schema#',
+    $id: 'https://agw.dev/schemas/config.json',
+    title: 'agw configuration',
+    description: 'The agw config file (YAML). Every key is optional: built-in defaults serve.',
+  },
 );
 
 export type ConfigFile = Static<typeof ConfigSchema>;

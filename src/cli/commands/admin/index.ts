@@ -24,6 +24,8 @@ export function registerAdmin(program: Command): void {
         await (mod.actions as Record<string, Action>)[action](args, opts);
       });
 
+  leaf(admin, 'migrate', 'bring the store’s schema up to date (SQLite or PostgreSQL) and print what was applied', 'agw admin migrate --config agw.yaml --json', 'migrate');
+
   const user = admin.command('user').description('users');
   leaf(user, 'create', 'create a user (and their wallet)', 'agw admin user create --email ada@example.com --tier pro', 'userCreate')
     .requiredOption('--email <email>', 'email address')
@@ -68,4 +70,7 @@ export function registerAdmin(program: Command): void {
     .requiredOption('--name <name>', 'name')
     .requiredOption('--redirect-uri <uri...>', 'allowed redirect URI (repeatable)')
     .option('--trusted', 'no consent screen');
+
+  const oauthKeys = admin.command('oauth').description('OAuth signing keys');
+  leaf(oauthKeys, 'rotate-keys', 'new RS256 signing key; the old one verifies until its tokens expired', 'agw admin oauth rotate-keys --json', 'oauthRotateKeys');
 }

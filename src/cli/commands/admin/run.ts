@@ -6,7 +6,8 @@ import { USAGE_TYPES, type UsageType } from '../../../shared/providers/types.js'
 import { usdToNano, nanoToUsd } from '../../../shared/money.js';
 import { newId } from '../../../shared/ids.js';
 import type { Db } from '../../../daemon/store/db.js';
-import { openStore } from '../../../daemon/store/open.js';
+import { openAndMigrate } from '../../../daemon/store/open.js';
+import type { MigrationReport } from '../../../daemon/store/migrate.js';
 import { createUser, findUser, setUserTier, userByEmail, type UserRow } from '../../../daemon/store/users.js';
 import { addOrgMember, createOrg, orgById, setOrgActive } from '../../../daemon/store/orgs.js';
 import { createApiKey, revokeApiKey } from '../../../daemon/store/keys.js';
@@ -14,8 +15,8 @@ import { credit, setUnlimited } from '../../../daemon/store/wallets.js';
 import { setQuotaOverride } from '../../../daemon/store/quota-overrides.js';
 import { addProjectMember, createProject, projectByUid } from '../../../daemon/store/projects.js';
 import { hashPassword } from '../../../daemon/auth/password.js';
-import { configFileFor, defaultDataDir } from '../../../daemon/serve.js';
-import { CliError, UsageError } from '../../errors.js';
+import { configFileFor, defaultDataDir } from '../../../daemon/paths.js';
+import { CliError, UsageError, storeError } from '../../errors.js';
 import { printJson, printKv } from '../../output.js';
 
 interface Opts {
@@ -25,7 +26,10 @@ interface Opts {
   [k: string]: unknown;
 }
 
-async function withStore<T>(opts: Opts, fn: (db: Db, config: ResolvedConfig) => Promise<T>): Promise<void> {
+async function withStore<T>(
+  opts: Opts,
+  fn: (db: Db, config: ResolvedConfig, migrated: MigrationReport) => Promise<T>,
+): Promise<void> {
   const dataDir = resolve(opts.data ?? defaultDataDir());
   let config: ResolvedConfig;
   try {
@@ -34,9 +38,15 @@ async function withStore<T>(opts: Opts, fn: (db: Db, config: ResolvedConfig) => 
     if (e instanceof ConfigError) throw new UsageError(e.message);
     throw e;
   }
-  const db = await openStore({ store: config.store, dataDir });
+  let opened: Awaited<ReturnType<typeof openAndMigrate>>;
   try {
-    const out = (await fn(db, config)) as Record<string, unknown>;
+    opened = await openAndMigrate({ store: config.store, dataDir });
+  } catch (e) {
+    throw storeError(e);
+  }
+  const { db, report } = opened;
+  try {
+    const out = (await fn(db, config, report)) as Record<string, unknown>;
     if (opts.json) printJson(out);
     else printKv(Object.entries(out).map(([k, v]) => [k, typeof v === 'object' ? JSON.stringify(v) : (v as string)]));
   } finally {
@@ -67,6 +77,11 @@ function amount(v: string): number {
 }
 
 export const actions = {
+  /** A new current signing key; a running daemon signs with it at once (it re-reads the store). */
+  oauthRotateKeys: (_a: string[], o: Opts) =>
+    withStore(o, async (db) => (await import('../../../daemon/oauth/keys.js')).rotateSigningKey(db)),
+  /** Opening the store migrates it; this reports what that applied. */
+  migrate: (_a: string[], o: Opts) => withStore(o, async (_db, _config, report) => ({ ...report })),
   userCreate: (_a: string[], o: Opts) =>
     withStore(o, async (db, config) => {
       const tier = String(o.tier ?? 'free');
