@@ -34,23 +34,6 @@ export async function serve(opts: ServeOpts): Promise<void> {
       throw new CliError(`cannot listen on ${opts.host}:${port}: ${(e as Error).message}`, 'pick another --port (0 picks a free one) or --host', code);
     throw storeError(e);
   }
-  const out = (s: string) => process.stdout.write(s + '\n');
-  if (opts.json) out(JSON.stringify({ event: 'listening', url: daemon.url }));
-  else out(`agw listening on ${daemon.url}`);
-  const seeded = daemon.demo?.seeded;
-  if (seeded) {
-    const lines = [
-      '',
-      'demo mode: simulated openai and anthropic upstreams, demo user with $10 in the wallet',
-      `  portal login  ${seeded.email} / ${seeded.password}  at ${daemon.url}/`,
-      `  API key       ${seeded.key}`,
-      '  try:',
-      `  curl -s ${daemon.url}/api/gateway/chat -H "Authorization: Bearer ${seeded.key}" -H 'content-type: application/json' \\`,
-      `    -d '{"model":"smart-pro","messages":[{"role":"user","content":"Hello"}]}'`,
-    ];
-    if (opts.json) out(JSON.stringify({ event: 'demo', ...seeded, url: daemon.url }));
-    else process.stdout.write(lines.join('\n') + '\n');
-  }
   // First signal: stop accepting, finish in-flight requests (bounded), close the store, exit 0.
   // A second signal while that runs exits at once (1).
   let stopping = false;
@@ -69,8 +52,26 @@ export async function serve(opts: ServeOpts): Promise<void> {
       },
     );
   };
+  // Handlers are in place before the listening line: a supervisor may signal at once.
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
+  const out = (s: string) => process.stdout.write(s + '\n');
+  if (opts.json) out(JSON.stringify({ event: 'listening', url: daemon.url }));
+  else out(`agw listening on ${daemon.url}`);
+  const seeded = daemon.demo?.seeded;
+  if (seeded) {
+    const lines = [
+      '',
+      'demo mode: simulated openai and anthropic upstreams, demo user with $10 in the wallet',
+      `  portal login  ${seeded.email} / ${seeded.password}  at ${daemon.url}/`,
+      `  API key       ${seeded.key}`,
+      '  try:',
+      `  curl -s ${daemon.url}/api/gateway/chat -H "Authorization: Bearer ${seeded.key}" -H 'content-type: application/json' \\`,
+      `    -d '{"model":"smart-pro","messages":[{"role":"user","content":"Hello"}]}'`,
+    ];
+    if (opts.json) out(JSON.stringify({ event: 'demo', ...seeded, url: daemon.url }));
+    else process.stdout.write(lines.join('\n') + '\n');
+  }
   await new Promise<void>(() => {});
 }
 
