@@ -7,6 +7,8 @@ import { defineConfig } from 'vitest/config';
  * `npx vitest run --project sqlite|postgres|other` picks one leg.
  */
 const MATRIX = ['test/api/**/*.test.ts', 'test/foundation/**/*.test.ts'];
+/** Foundation suites that never open the test store (they run `agw` on its own SQLite): once is enough. */
+const STORE_FREE = ['test/foundation/config-cli.test.ts', 'test/foundation/serve.test.ts', 'test/foundation/install.test.ts'];
 
 export default defineConfig({
   test: {
@@ -15,9 +17,10 @@ export default defineConfig({
     pool: 'forks',
     maxWorkers: 2,
     projects: [
-      { extends: true, test: { name: 'sqlite', include: MATRIX, env: { AGW_TEST_STORE: 'sqlite' } } },
-      { extends: true, test: { name: 'postgres', include: MATRIX, env: { AGW_TEST_STORE: 'postgres' } } },
+      { extends: true, test: { name: 'sqlite', include: MATRIX, exclude: STORE_FREE, env: { AGW_TEST_STORE: 'sqlite' } } },
+      { extends: true, test: { name: 'postgres', include: MATRIX, exclude: STORE_FREE, env: { AGW_TEST_STORE: 'postgres' } } },
       { extends: true, test: { name: 'other', include: ['test/**/*.test.ts'], exclude: MATRIX } },
+      { extends: true, test: { name: 'once', include: STORE_FREE } },
     ],
   },
 });
