@@ -1,0 +1,129 @@
+// The two helper servers of the benchmark, each run as its own process so that none
+// shares an event loop with the load generator or the daemon:
+//   node bench/servers.js mock               OpenAI-style upstream (JSON + SSE), no delay
+//   node bench/servers.js forwarder URL      bare undici forwarder to URL (the floor)
+// Each prints one JSON line {"event":"listening","url":…} on stdout when ready.
+import http from 'node:http';
+import { pipeline } from 'node:stream';
+import { Pool } from 'undici';
+
+const REPLY = 'Echo: hello from the benchmark (a short deterministic reply, split into chunks)';
+const PIECES = REPLY.match(/\S+\s*/g);
+const tokens = (s) => Math.ceil(s.length / 4);
+
+/** Upstream calls answered, by the key they carried (direct, forwarder and agw use distinct keys). */
+const served = new Map();
+
+function chat(req, res, raw) {
+  let body;
+  try {
+    body = JSON.parse(raw);
+  } catch {
+    res.writeHead(400, { 'content-type': 'application/json' });
+    return res.end('{"error":{"message":"bad json"}}');
+  }
+  const auth = req.headers.authorization ?? req.headers['x-api-key'] ?? '';
+  served.set(auth, (served.get(auth) ?? 0) + 1);
+  const messages = Array.isArray(body.messages) ? body.messages : [];
+  let prompt = 0;
+  let last = '';
+  for (const m of messages) {
+    const text = typeof m?.content === 'string' ? m.content : '';
+    prompt += tokens(text) + 3;
+    if (m?.role === 'user') last = text;
+  }
+  const usage = { prompt_tokens: prompt, completion_tokens: tokens(REPLY), total_tokens: prompt + tokens(REPLY) };
+  const id = `chatcmpl-bench${served.get(auth)}`;
+  const model = JSON.stringify(String(body.model ?? ''));
+  if (body.stream !== true) {
+    const out = `{"id":"${id}","object":"chat.completion","created":1700000000,"model":${model},"choices":[{"index":0,"message":{"role":"assistant","content":${JSON.stringify(REPLY)}},"finish_reason":"stop"}],"usage":${JSON.stringify(usage)}}`;
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(out) });
+    return res.end(out);
+  }
+  const head = `data: {"id":"${id}","object":"chat.completion.chunk","created":1700000000,"model":${model},"choices":`;
+  const frames = [`${head}[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]}\n\n`];
+  for (const p of PIECES) frames.push(`${head}[{"index":0,"delta":{"content":${JSON.stringify(p)}},"finish_reason":null}]}\n\n`);
+  frames.push(`${head}[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\n`);
+  if (body.stream_options?.include_usage === true) frames.push(`${head}[],"usage":${JSON.stringify(usage)}}\n\n`);
+  frames.push('data: [DONE]\n\n');
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  // "pace N" as the last user message spaces the frames N ms apart (the held-back check).
+  const pace = /^pace (\d+)$/.exec(last);
+  if (!pace) {
+    for (const f of frames) res.write(f);
+    return res.end();
+  }
+  let i = 0;
+  const next = () => {
+    if (res.destroyed) return;
+    res.write(frames[i++]);
+    if (i < frames.length) setTimeout(next, Number(pace[1]));
+    else res.end();
+  };
+  next();
+}
+
+export function startMock(port = 0) {
+  const server = http.createServer((req, res) => {
+    if (req.method === 'GET' && req.url === '/__stats') {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      return res.end(JSON.stringify(Object.fromEntries(served)));
+    }
+    let raw = '';
+    req.setEncoding('utf8');
+    req.on('data', (c) => (raw += c));
+    req.on('end', () => {
+      if (req.method === 'POST' && req.url.endsWith('/chat/completions')) return chat(req, res, raw);
+      res.writeHead(404, { 'content-type': 'application/json' });
+      res.end('{"error":{"message":"not found"}}');
+    });
+  });
+  server.keepAliveTimeout = 65_000;
+  return listen(server, port);
+}
+
+const HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'host', 'upgrade', 'proxy-connection', 'te', 'trailer']);
+
+function copyHeaders(src) {
+  const out = {};
+  for (const [k, v] of Object.entries(src)) if (!HOP.has(k)) out[k] = v;
+  return out;
+}
+
+/** The floor: node:http in, undici Pool out, bodies streamed both ways, nothing else. */
+export function startForwarder(upstream, port = 0) {
+  const pool = new Pool(upstream, { connections: 256, keepAliveTimeout: 60_000 });
+  const server = http.createServer(async (req, res) => {
+    try {
+      const hasBody = req.method !== 'GET' && req.method !== 'HEAD';
+      const up = await pool.request({ method: req.method, path: req.url, headers: copyHeaders(req.headers), body: hasBody ? req : null });
+      res.writeHead(up.statusCode, copyHeaders(up.headers));
+      pipeline(up.body, res, () => {});
+    } catch (err) {
+      if (!res.headersSent) res.writeHead(502, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: String(err?.message ?? err) }));
+    }
+  });
+  server.keepAliveTimeout = 65_000;
+  return listen(server, port);
+}
+
+function listen(server, port) {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => resolve({ server, url: `http://127.0.0.1:${server.address().port}` }));
+  });
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const [role, upstream] = process.argv.slice(2);
+  const started = role === 'mock' ? startMock() : role === 'forwarder' ? startForwarder(upstream) : null;
+  if (!started) {
+    process.stderr.write('usage: node bench/servers.js mock | forwarder URL\n');
+    process.exit(2);
+  }
+  const { url } = await started;
+  process.stdout.write(`${JSON.stringify({ event: 'listening', url })}\n`);
+  process.on('SIGTERM', () => process.exit(0));
+  process.on('SIGINT', () => process.exit(0));
+}
