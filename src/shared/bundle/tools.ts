@@ -1,20 +1,16 @@
 /** Tool manifests: every `tools/*.json` is {name, description, parameters: JSON Schema object}. */
 import { Ajv, type AnySchemaObject } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import formats from 'ajv-formats';
 import { problem, type Problem } from './types.js';
 
-// ajv-formats is CommonJS: depending on the loader its default import is the plugin or {default: plugin}.
-type FormatsPlugin = (ajv: Ajv | Ajv2020) => unknown;
-const addFormats = (formats as unknown as { default?: FormatsPlugin }).default ?? (formats as unknown as FormatsPlugin);
-
-// Created once. strict off so ordinary tool schemas (extra keywords, unknown formats) compile;
-// compiled schemas are removed again so a long-running daemon does not accumulate them.
-const OPTIONS = { strict: false, allErrors: true, logger: false, validateFormats: true } as const;
-const ajv07 = new Ajv(OPTIONS);
-const ajv2020 = new Ajv2020(OPTIONS);
-addFormats(ajv07);
-addFormats(ajv2020);
+// Created once, on first use (building an instance compiles its meta-schema: `agw skill
+// validate` should not pay for a dialect the bundle does not use). strict off so ordinary
+// tool schemas (extra keywords, any `format`) compile: compiling proves the schema valid,
+// format assertions are the tool runtime's business. Compiled schemas are removed again so
+// a long-running daemon does not accumulate them.
+const OPTIONS = { strict: false, allErrors: true, logger: false, validateFormats: false } as const;
+let ajv07: Ajv | undefined;
+let ajv2020: Ajv2020 | undefined;
 
 /** Deepest JSON nesting accepted in a manifest (checked iteratively before ajv recurses). */
 export const TOOL_MANIFEST_MAX_DEPTH = 64;
@@ -43,8 +39,8 @@ export function isToolManifestPath(path: string): boolean {
 
 function pickAjv(schema: AnySchemaObject): Ajv | Ajv2020 | null {
   const id = schema.$schema;
-  if (id === undefined || /^https?:\/\/json-schema\.org\/draft-07\/schema#?$/.test(String(id))) return ajv07;
-  if (/^https:\/\/json-schema\.org\/draft\/2020-12\/schema#?$/.test(String(id))) return ajv2020;
+  if (id === undefined || /^https?:\/\/json-schema\.org\/draft-07\/schema#?$/.test(String(id))) return (ajv07 ??= new Ajv(OPTIONS));
+  if (/^https:\/\/json-schema\.org\/draft\/2020-12\/schema#?$/.test(String(id))) return (ajv2020 ??= new Ajv2020(OPTIONS));
   return null;
 }
 
