@@ -9,6 +9,7 @@ import { quotaPeriod, retakeQuotaUnit, returnQuotaUnit, takeQuotaUnit } from '..
 import { failUsage, finalizeUsage, insertReservedUsage, walletWithOverride, type NewUsage } from '../store/usage.js';
 import { canSpend, debit, walletState, type WalletState } from '../store/wallets.js';
 import type { Cost } from './pricing.js';
+import { inflightOf } from './inflight.js';
 
 /**
  * The money side of a gateway call, one transaction per step:
@@ -95,6 +96,7 @@ export async function reserve(ctx: AppContext, input: ReserveInput): Promise<Res
     if (!canSpend(s)) throw insufficientFunds(s); // rolls the quota unit back too
     await insertReservedUsage(q, { ...input, id, periodKey: period.key, now });
   });
+  inflightOf(ctx).begin();
   return {
     id,
     userId: input.userId,
@@ -110,6 +112,14 @@ export async function reserve(ctx: AppContext, input: ReserveInput): Promise<Res
 export async function finalize(ctx: AppContext, r: Reservation, providerId: string, cost: Cost, httpStatus: number): Promise<void> {
   if (r.settled) return;
   r.settled = true;
+  try {
+    await book(ctx, r, providerId, cost, httpStatus);
+  } finally {
+    inflightOf(ctx).end();
+  }
+}
+
+async function book(ctx: AppContext, r: Reservation, providerId: string, cost: Cost, httpStatus: number): Promise<void> {
   const now = Date.now();
   const tier = tierOf(ctx.config, r.tier);
   await ctx.db.tx(async (q) => {
@@ -137,7 +147,11 @@ export async function finalize(ctx: AppContext, r: Reservation, providerId: stri
 export async function release(ctx: AppContext, r: Reservation, httpStatus: number | null): Promise<void> {
   if (r.settled) return;
   r.settled = true;
-  await releaseById(ctx, r.id, r.userId, r.usageType, r.periodKey, httpStatus);
+  try {
+    await releaseById(ctx, r.id, r.userId, r.usageType, r.periodKey, httpStatus);
+  } finally {
+    inflightOf(ctx).end();
+  }
 }
 
 export async function releaseById(

@@ -2,6 +2,7 @@ import type { AppContext } from '../context.js';
 import { Breaker, LatencyTracker } from './breaker.js';
 import { startSweeper } from './sweeper.js';
 import { Upstreams } from './upstream.js';
+import { inflightOf } from './inflight.js';
 
 /** The gateway's long-lived state, one per daemon: upstream pools, breaker, latencies, sweeper. */
 export interface Gateway {
@@ -23,6 +24,8 @@ export function gatewayOf(ctx: AppContext): Gateway {
     };
     const stopSweeper = startSweeper(ctx);
     ctx.onClose.push(async () => {
+      // calls whose clients left are still settling: let them book before the store closes
+      await inflightOf(ctx).idle(5_000);
       stopSweeper();
       await created.upstreams.close();
     });
