@@ -29,7 +29,7 @@ export async function buildApp(ctx: AppContext): Promise<App> {
     clientErrorHandler,
     frameworkErrors: sendError,
     bodyLimit: 10 * 1024 * 1024,
-    trustProxy: false,
+    trustProxy: ctx.config.trustProxy as boolean | string,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, allErrors: false } },

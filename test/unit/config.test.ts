@@ -141,3 +141,18 @@ describe('problems name the key path and the rule, all at once', () => {
     expect(parseConfigText('margin: 2\n')).toEqual({ config: { margin: 2 }, problems: [] });
   });
 });
+
+describe('trustProxy (several daemons behind a load balancer)', () => {
+  it('defaults to false: the client address is the TCP peer', () => {
+    expect(loadConfig(undefined, {}).trustProxy).toBe(false);
+  });
+  it('takes true, a hop count or a list of proxy addresses', () => {
+    expect(loadConfig(file('trustProxy: true\n'), {}).trustProxy).toBe(true);
+    expect(loadConfig(file('trustProxy: 2\n'), {}).trustProxy).toBe(2);
+    expect(loadConfig(file("trustProxy: '10.0.0.1,10.0.0.2'\n"), {}).trustProxy).toBe('10.0.0.1,10.0.0.2');
+  });
+  it('refuses anything else, naming the key', () => {
+    expect(problemsOf('trustProxy: 0\n').map((p) => p.path)).toContain('trustProxy');
+    expect(problemsOf('trustProxy: {a: 1}\n').map((p) => p.path)).toContain('trustProxy');
+  });
+});

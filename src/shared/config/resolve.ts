@@ -35,6 +35,8 @@ export interface ModelInfo {
 
 export interface ResolvedConfig {
   publicUrl?: string;
+  /** Fastify's trustProxy: which X-Forwarded-For hops to believe (login throttling per address). */
+  trustProxy: boolean | number | string;
   store: string;
   margin: number;
   logLevel: string;
@@ -166,6 +168,7 @@ export function resolveConfig(
     problems,
     config: {
       publicUrl: (env.AGW_PUBLIC_URL || file.publicUrl)?.replace(/\/+$/, ''),
+      trustProxy: file.trustProxy ?? false,
       store,
       margin,
       logLevel: env.AGW_LOG_LEVEL || file.logLevel || 'info',

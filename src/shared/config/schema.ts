@@ -24,6 +24,12 @@ const Quotas = Type.Object(
 
 export const ConfigSchema = Type.Object(
   {
+    trustProxy: Type.Optional(
+      Type.Union([Type.Boolean(), Type.Integer({ minimum: 1, maximum: 10 }), Type.String({ minLength: 1 })], {
+        description:
+          'Behind a load balancer: true trusts X-Forwarded-For, a number trusts that many hops, a string lists trusted proxy addresses or CIDRs (comma-separated). Default false: the client address is the TCP peer.',
+      }),
+    ),
     publicUrl: Type.Optional(
       Type.String({ pattern: '^https?://[^\\s/]+(:\\d+)?(/.*)?$', description: 'root_url and OIDC issuer; default: the URL agw listens on' }),
     ),
