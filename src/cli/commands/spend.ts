@@ -5,19 +5,9 @@ import { UsageError } from '../errors.js';
 import { usd, when } from '../format.js';
 import { bold, printJson, printTable } from '../output.js';
 
+import type { ProjectSpendT as ProjectSpend, SpendSummaryT as Summary } from '../../shared/schemas/portal-spend.js';
+
 interface Totals { calls: number; failures?: number; rawCost: number; customerCost: number }
-interface Summary {
-  range: { days: number; since: string };
-  totals: Totals;
-  byProvider: (Totals & { providerId: string })[];
-  byProject: (Totals & { projectId: string | null; projectName: string })[];
-}
-interface ProjectSpend {
-  project: { uid: string; name: string };
-  range: { days: number; since: string };
-  totals: Totals;
-  byProvider: (Totals & { providerId: string })[];
-}
 
 const row = (name: string, t: Totals) => [name, t.calls, t.failures ?? '', usd(t.customerCost), usd(t.rawCost)];
 const HEAD = ['', 'CALLS', 'FAILURES', 'COST', 'RAW COST'];
