@@ -68,3 +68,27 @@ export async function revokeApiKey(q: Queryable, id: string): Promise<boolean> {
 export function listApiKeys(q: Queryable, userId: string): Promise<ApiKeyRow[]> {
   return q.all<ApiKeyRow>('SELECT * FROM api_keys WHERE user_id = ? ORDER BY created_at DESC', [userId]);
 }
+
+/**
+ * One query for the gateway's hot path: the live key, its user and the effective tier
+ * (an active organization's tier wins, the first joined one when there are several).
+ */
+export async function verifyApiKeyWithTier(
+  q: Queryable,
+  presented: string,
+): Promise<{ keyId: string; userId: string; tier: string } | undefined> {
+  const m = KEY_RE.exec(presented);
+  if (!m) return undefined;
+  const row = await q.get<{ id: string; user_id: string; hash: string; revoked_at: number | null; tier: string; org_tier: string | null }>(
+    `SELECT k.id, k.user_id, k.hash, k.revoked_at, u.tier,
+            (SELECT o.tier FROM org_members om JOIN organizations o ON o.id = om.org_id
+              WHERE om.user_id = k.user_id AND o.active = 1 ORDER BY om.created_at LIMIT 1) AS org_tier
+       FROM api_keys k JOIN users u ON u.id = k.user_id WHERE k.lookup = ?`,
+    [m[1]],
+  );
+  if (!row || row.revoked_at !== null) return undefined;
+  const a = Buffer.from(hashKey(presented), 'hex');
+  const b = Buffer.from(row.hash, 'hex');
+  if (a.length !== b.length || !timingSafeEqual(a, b)) return undefined;
+  return { keyId: row.id, userId: row.user_id, tier: row.org_tier ?? row.tier };
+}
