@@ -6,6 +6,7 @@ import type { AppContext } from './context.js';
 import { createLogger } from './logger.js';
 import { Metrics } from './metrics.js';
 import { openStore } from './store/open.js';
+import { syncTiers } from './store/tiers.js';
 import { startDemo, type Demo } from './demo/demo.js';
 import { configFileFor, defaultDataDir } from './paths.js';
 
@@ -49,6 +50,7 @@ export async function startDaemon(opts: ServeOptions = {}): Promise<Daemon> {
   };
   let app: App;
   try {
+    await db.tx((q) => syncTiers(q, config));
     app = await buildApp(ctx);
     await app.listen({ port: opts.port ?? 8787, host: opts.host ?? '127.0.0.1' });
   } catch (e) {
