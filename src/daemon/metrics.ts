@@ -23,15 +23,27 @@ export class Metrics {
   private readonly upstreamSeconds = new Map<string, Histogram>();
   private readonly counters = new Map<string, number>();
 
+  /** Label strings by their raw parts: built (escaped) once per route/status or provider/outcome, not per call. */
+  private readonly labelCache = new Map<string, string>();
+
+  private cached(raw: string, build: () => string): string {
+    let l = this.labelCache.get(raw);
+    if (l === undefined) {
+      l = build();
+      this.labelCache.set(raw, l);
+    }
+    return l;
+  }
+
   observeRequest(method: string, route: string, status: number, seconds: number): void {
-    const key = labels({ method, route, status });
+    const key = this.cached(`r\n${method}\n${route}\n${status}`, () => labels({ method, route, status }));
     observe(this.requests, key, seconds);
   }
 
   observeUpstream(provider: string, outcome: string, seconds?: number): void {
-    const key = labels({ provider, outcome });
+    const key = this.cached(`u\n${provider}\n${outcome}`, () => labels({ provider, outcome }));
     this.upstream.set(key, (this.upstream.get(key) ?? 0) + 1);
-    if (seconds !== undefined) observe(this.upstreamSeconds, labels({ provider }), seconds);
+    if (seconds !== undefined) observe(this.upstreamSeconds, this.cached(`p\n${provider}`, () => labels({ provider })), seconds);
   }
 
   /** A free-form counter, e.g. inc('agw_wallet_debits_total'). */

@@ -14,11 +14,16 @@ export interface QuotaPeriod {
   key: string;
 }
 
+/** The last window asked for: every metered call asks, and it changes once a month. */
+let lastPeriod: QuotaPeriod | undefined;
+
 export function quotaPeriod(now = Date.now()): QuotaPeriod {
+  const last = lastPeriod;
+  if (last && now >= last.start && now < last.end) return last;
   const d = new Date(now);
   const start = Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1);
   const end = Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1);
-  return { start, end, key: new Date(start).toISOString() };
+  return (lastPeriod = Object.freeze({ start, end, key: new Date(start).toISOString() }));
 }
 
 /**

@@ -2,8 +2,13 @@ import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Db, Param, Queryable, RunResult } from './db.js';
+import { Checkpointer } from './sqlite-checkpointer.js';
+import { GroupCommit, type GroupCommitStats } from './sqlite-group-commit.js';
 
 type Stmt = Database.Statement<unknown[], unknown>;
+
+/** Commits after which WAL checkpoints move to a worker thread (short-lived CLI runs never get one). */
+const CHECKPOINTER_AFTER = 64;
 
 function bind(params: Param[] | undefined): unknown[] {
   if (!params) return [];
@@ -11,17 +16,29 @@ function bind(params: Param[] | undefined): unknown[] {
 }
 
 /**
- * SQLite through better-sqlite3: WAL, foreign keys, a busy timeout so an `agw admin`
- * process and the daemon can share the file, and a statement cache so every query is
- * prepared once. Transactions are serialised by an in-process lock; while one is open
- * other callers wait for it (it holds only for the store work inside it).
+ * SQLite through better-sqlite3: WAL with synchronous=NORMAL (a commit survives the
+ * process being killed; only an OS crash or power loss can take back the last commits
+ * not yet checkpointed), foreign keys, a busy timeout so an `agw admin` process and the
+ * daemon can share the file, and a statement cache so every query is prepared once.
+ *
+ * Transactions go through group commit (sqlite-group-commit.ts): the `tx()` calls of one
+ * event-loop turn share one COMMIT, each in its own savepoint, and every promise settles
+ * after the COMMIT holding its work; a lone call commits at once. WAL checkpoints (the
+ * copy into the database file, with fsyncs) run on a worker thread once the store has
+ * seen some commits (sqlite-checkpointer.ts), not inside a COMMIT on the event loop.
+ *
+ * While a batch runs, the Db's own get/all/run/exec wait for its COMMIT (never seeing
+ * uncommitted work). A tx fn must therefore use only the `q` it is given: calling the
+ * outer Db from inside a fn waits for the fn's own batch, i.e. deadlocks (the Db contract
+ * already forbids it).
  */
 export class SqliteDb implements Db {
   readonly dialect = 'sqlite' as const;
   readonly raw: Database.Database;
+  /** null for ':memory:' */
+  readonly checkpointer: Checkpointer | null;
   private readonly stmts = new Map<string, Stmt>();
-  private lock: Promise<void> | null = null;
-  private readonly inner: Queryable;
+  private readonly group: GroupCommit;
 
   constructor(file: string) {
     if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
@@ -30,15 +47,23 @@ export class SqliteDb implements Db {
     this.raw.pragma('synchronous = NORMAL');
     this.raw.pragma('foreign_keys = ON');
     this.raw.pragma('busy_timeout = 5000');
-    this.inner = {
+    this.raw.pragma('journal_size_limit = 67108864'); // a WAL grown by a burst is cut back to 64 MiB
+    this.checkpointer =
+      file === ':memory:' ? null : new Checkpointer(file, (pages) => this.raw.open && this.raw.pragma(`wal_autocheckpoint = ${pages}`));
+    const inner: Queryable = {
       dialect: 'sqlite',
       get: async <T>(sql: string, params?: Param[]) => this.prep(sql).get(...bind(params)) as T | undefined,
       all: async <T>(sql: string, params?: Param[]) => this.prep(sql).all(...bind(params)) as T[],
-      run: async (sql: string, params?: Param[]): Promise<RunResult> => {
-        const r = this.prep(sql).run(...bind(params));
-        return { changes: r.changes };
-      },
+      run: async (sql: string, params?: Param[]): Promise<RunResult> => ({ changes: this.prep(sql).run(...bind(params)).changes }),
     };
+    this.group = new GroupCommit(this.raw, inner, (commits) => {
+      if (commits === CHECKPOINTER_AFTER) this.checkpointer?.start();
+    });
+  }
+
+  /** How many transactions shared how many commits. */
+  get stats(): GroupCommitStats {
+    return this.group.stats;
   }
 
   private prep(sql: string): Stmt {
@@ -51,47 +76,33 @@ export class SqliteDb implements Db {
   }
 
   async get<T>(sql: string, params?: Param[]): Promise<T | undefined> {
-    while (this.lock) await this.lock;
+    while (this.group.lock) await this.group.lock;
     return this.prep(sql).get(...bind(params)) as T | undefined;
   }
 
   async all<T>(sql: string, params?: Param[]): Promise<T[]> {
-    while (this.lock) await this.lock;
+    while (this.group.lock) await this.group.lock;
     return this.prep(sql).all(...bind(params)) as T[];
   }
 
   async run(sql: string, params?: Param[]): Promise<RunResult> {
-    while (this.lock) await this.lock;
+    while (this.group.lock) await this.group.lock;
     return { changes: this.prep(sql).run(...bind(params)).changes };
   }
 
-  async tx<T>(fn: (q: Queryable) => Promise<T>): Promise<T> {
-    while (this.lock) await this.lock;
-    let release!: () => void;
-    this.lock = new Promise<void>((r) => (release = r));
-    try {
-      this.raw.exec('BEGIN IMMEDIATE');
-      try {
-        const result = await fn(this.inner);
-        this.raw.exec('COMMIT');
-        return result;
-      } catch (e) {
-        if (this.raw.inTransaction) this.raw.exec('ROLLBACK');
-        throw e;
-      }
-    } finally {
-      this.lock = null;
-      release();
-    }
+  tx<T>(fn: (q: Queryable) => Promise<T>): Promise<T> {
+    return this.group.tx(fn);
   }
 
   async exec(sql: string): Promise<void> {
-    while (this.lock) await this.lock;
+    while (this.group.lock) await this.group.lock;
     this.raw.exec(sql);
   }
 
+  /** Waits for every queued transaction to commit, stops the checkpointer, closes the file. */
   async close(): Promise<void> {
-    while (this.lock) await this.lock;
+    while (this.group.busy) await (this.group.lock ?? new Promise((r) => setImmediate(r)));
+    await this.checkpointer?.stop();
     if (this.raw.open) this.raw.close();
   }
 }

@@ -27,8 +27,13 @@ export interface WalletState {
   lastAllowanceAt: number | null;
 }
 
+/** The month of the last `monthKey` call (every debit asks; it changes once a month). */
+let lastMonth = { start: 0, end: 0, key: '' };
+
 export function monthKey(now: number): string {
-  return new Date(now).toISOString().slice(0, 7);
+  if (now >= lastMonth.start && now < lastMonth.end) return lastMonth.key;
+  lastMonth = { start: monthStart(now), end: nextMonthStart(now), key: new Date(now).toISOString().slice(0, 7) };
+  return lastMonth.key;
 }
 
 export function monthStart(now: number): number {

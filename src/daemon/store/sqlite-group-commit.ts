@@ -1,0 +1,171 @@
+import type Database from 'better-sqlite3';
+import type { Queryable } from './db.js';
+
+/** One pending `tx()` call: its function and the promise it settles once its batch committed. */
+interface Member {
+  fn: (q: Queryable) => Promise<unknown>;
+  resolve: (v: unknown) => void;
+  reject: (e: unknown) => void;
+}
+
+type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+type Stmt = Database.Statement<unknown[], unknown>;
+
+/** The most `tx()` calls one commit carries; the rest wait for the next one. */
+const MAX_BATCH = 512;
+
+/** Counters for tests and the benchmark: how many transactions shared how many commits. */
+export interface GroupCommitStats {
+  commits: number;
+  txs: number;
+  largestBatch: number;
+}
+
+/**
+ * Group commit for one better-sqlite3 connection: the `tx()` calls pending together run
+ * inside ONE `BEGIN IMMEDIATE … COMMIT`, each in its own SAVEPOINT, so a failing fn rolls
+ * back only its own work (and only its promise rejects). Every promise settles after the
+ * COMMIT that holds its work: no acknowledged write can be lost, and a crash cannot split
+ * one fn's work. Fns run one after another in call order. `lock` is set while a batch
+ * runs (the Db's own reads wait on it, so nothing outside sees uncommitted work).
+ */
+export class GroupCommit {
+  readonly stats: GroupCommitStats = { commits: 0, txs: 0, largestBatch: 0 };
+  lock: Promise<void> | null = null;
+  private readonly ctl: Record<'begin' | 'commit' | 'rollback' | 'savepoint' | 'release' | 'rollbackTo', Stmt>;
+  private queue: Member[] = [];
+  private scheduled = false;
+  private gathering = false;
+  private turnCommits = 0;
+
+  constructor(
+    private readonly raw: Database.Database,
+    private readonly q: Queryable,
+    private readonly onCommit: (commits: number) => void,
+  ) {
+    const p = (sql: string) => raw.prepare(sql);
+    this.ctl = {
+      begin: p('BEGIN IMMEDIATE'),
+      commit: p('COMMIT'),
+      rollback: p('ROLLBACK'),
+      savepoint: p('SAVEPOINT agw_tx'),
+      release: p('RELEASE agw_tx'),
+      rollbackTo: p('ROLLBACK TO agw_tx'),
+    };
+  }
+
+  tx<T>(fn: (q: Queryable) => Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({ fn, resolve: resolve as (v: unknown) => void, reject });
+      this.schedule();
+    });
+  }
+
+  /** True while calls are queued or a batch runs. */
+  get busy(): boolean {
+    return this.lock !== null || this.scheduled || this.queue.length > 0;
+  }
+
+  /**
+   * When to run the queued calls. Eager (a lone caller, the common case at low load): at
+   * the end of the current microtask run, so a call waits for nothing. Gather (calls come
+   * from several I/O callbacks of one loop turn, i.e. there is load): on setImmediate,
+   * after the turn's I/O callbacks have queued theirs. Eager turns into gather when a
+   * second batch would commit in the same loop turn; a gathered batch of one turns it back.
+   */
+  private schedule(): void {
+    if (this.scheduled || this.lock || !this.queue.length) return;
+    this.scheduled = true;
+    if (this.gathering) setImmediate(this.runGathered);
+    else queueMicrotask(this.runEager);
+  }
+
+  private readonly runEager = (): void => {
+    if (this.turnCommits > 0) {
+      this.gathering = true;
+      setImmediate(this.runGathered);
+      return;
+    }
+    this.scheduled = false;
+    void this.flush();
+  };
+
+  private readonly runGathered = (): void => {
+    this.scheduled = false;
+    void this.flush();
+  };
+
+  /** Runs the queued fns as one transaction, then settles their promises. */
+  private async flush(): Promise<void> {
+    if (this.lock || !this.queue.length) return;
+    const batch = this.queue.length > MAX_BATCH ? this.queue.splice(0, MAX_BATCH) : this.queue;
+    if (batch === this.queue) this.queue = [];
+    let release!: () => void;
+    this.lock = new Promise<void>((r) => (release = r));
+    let settled: [Member, Outcome][];
+    try {
+      settled = await this.runBatch(batch);
+    } catch (error) {
+      settled = batch.map((m) => [m, { ok: false, error }]);
+    } finally {
+      this.lock = null;
+      release();
+    }
+    if (this.gathering) {
+      if (batch.length === 1) this.gathering = false;
+    } else if (this.turnCommits++ === 0) {
+      setImmediate(() => (this.turnCommits = 0)); // counts eager commits until the loop's next check phase
+    }
+    for (const [m, o] of settled) {
+      if (o.ok) m.resolve(o.value);
+      else m.reject(o.error);
+    }
+    this.schedule();
+  }
+
+  /**
+   * Runs every member in its own savepoint (none for a batch of one) and commits; returns
+   * the members to settle with their outcomes. When an error makes SQLite roll back the
+   * whole transaction (SQLITE_FULL, an I/O error), only the member that hit it fails: the
+   * others go back to the front of the queue and run again in the next batch (the Db
+   * contract allows re-running a fn: PostgreSQL does after a serialization failure).
+   */
+  private async runBatch(batch: Member[]): Promise<[Member, Outcome][]> {
+    this.ctl.begin.run();
+    const solo = batch.length === 1;
+    const out: [Member, Outcome][] = [];
+    for (let i = 0; i < batch.length; i++) {
+      const m = batch[i];
+      if (!solo) this.ctl.savepoint.run();
+      try {
+        const value = await m.fn(this.q);
+        if (!this.raw.inTransaction) throw new Error('the transaction was rolled back by an error inside it');
+        if (!solo) this.ctl.release.run();
+        out.push([m, { ok: true, value }]);
+      } catch (error) {
+        if (!this.raw.inTransaction) {
+          this.queue.unshift(...batch.slice(0, i), ...batch.slice(i + 1));
+          return [[m, { ok: false, error }]];
+        }
+        if (solo) this.ctl.rollback.run();
+        else {
+          this.ctl.rollbackTo.run();
+          this.ctl.release.run();
+        }
+        out.push([m, { ok: false, error }]);
+      }
+    }
+    if (this.raw.inTransaction) {
+      try {
+        this.ctl.commit.run();
+      } catch (error) {
+        if (this.raw.inTransaction) this.ctl.rollback.run();
+        throw error;
+      }
+      this.onCommit(++this.stats.commits);
+    }
+    this.stats.txs += batch.length;
+    if (batch.length > this.stats.largestBatch) this.stats.largestBatch = batch.length;
+    return out;
+  }
+}
