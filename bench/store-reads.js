@@ -57,7 +57,8 @@ export async function seedBusyUser(dataDir, { email, password }) {
  * `n` usage rows for `userId` spread over the last 364 days (the mix of
  * test/helpers/seed-usage.ts: ~96% finalized, ~4% failed; five providers; the given
  * projects plus untagged). No 'reserved' rows: the daemon's sweeper would fail old ones
- * at start. One transaction, one prepared insert. Returns rows and ms taken.
+ * at start. One transaction, one prepared insert, then the user's spend_daily rollup
+ * rebuilt from them. Returns rows and ms taken.
  */
 export function seedUsage(dataDir, userId, n, projects = []) {
   const t0 = process.hrtime.bigint();
@@ -104,6 +105,15 @@ export function seedUsage(dataDir, userId, n, projects = []) {
       );
     }
     for (const ix of indexes) db.exec(ix.sql);
+    // the daily spend rollup the reports read, as settlement keeps it (migration 6's backfill query)
+    db.prepare('DELETE FROM spend_daily WHERE user_id = ?').run(userId);
+    db.prepare(
+      `INSERT INTO spend_daily (user_id, day, provider_id, project_key, calls, failures, raw_nusd, customer_nusd)
+         SELECT user_id, created_at / 86400000, provider_id, COALESCE(project_id, ''), COUNT(*),
+                SUM(CASE WHEN status = 'failed' THEN 1 ELSE 0 END), SUM(raw_cost_nusd), SUM(customer_cost_nusd)
+           FROM usage_records WHERE user_id = ? AND status IN ('finalized', 'failed')
+          GROUP BY user_id, created_at / 86400000, provider_id, COALESCE(project_id, '')`,
+    ).run(userId);
   })();
   db.pragma('journal_mode = WAL');
   db.close();

@@ -1,8 +1,10 @@
 import type { Db, Param } from '../../src/daemon/store/db.js';
+import { DAY_MS, rebuildSpendDaily } from '../../src/daemon/store/spend-rollup.js';
 
 /**
  * Seeds usage_records straight through the store (no gateway calls), for spend tests
- * and benchmarks. Rows are deterministic for a given seed.
+ * and benchmarks, and rebuilds the daily spend rollup over the days they touch (what
+ * the gateway's settlement would have added). Rows are deterministic for a given seed.
  */
 export interface UsageSeed {
   userId: string;
@@ -37,8 +39,11 @@ const monthStartIso = (t: number) => {
 };
 let seq = 0;
 
-/** Inserts rows in batched multi-row INSERTs inside transactions. */
-export async function insertUsage(db: Db, rows: UsageSeed[]): Promise<void> {
+/**
+ * Inserts rows in batched multi-row INSERTs inside transactions, then rebuilds the rollup
+ * of the days they touch (`rollup: false`: not, for a store that has no rollup yet).
+ */
+export async function insertUsage(db: Db, rows: UsageSeed[], opts: { rollup?: boolean } = {}): Promise<void> {
   const prefix = `use_seed_${process.pid}_${Date.now().toString(36)}_`;
   for (let i = 0; i < rows.length; i += 20 * BATCH) {
     const chunk = rows.slice(i, i + 20 * BATCH);
@@ -68,6 +73,16 @@ export async function insertUsage(db: Db, rows: UsageSeed[]): Promise<void> {
       }
     });
   }
+  if (opts.rollup === false) return;
+  const days = new Map<string, { from: number; to: number }>();
+  for (const r of rows) {
+    const day = Math.floor(r.createdAt / DAY_MS);
+    const d = days.get(r.userId) ?? { from: day, to: day };
+    days.set(r.userId, { from: Math.min(d.from, day), to: Math.max(d.to, day) });
+  }
+  await db.tx(async (q) => {
+    for (const [userId, d] of days) await rebuildSpendDaily(q, userId, d.from, d.to);
+  });
 }
 
 /** A small deterministic PRNG (mulberry32). */

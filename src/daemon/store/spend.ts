@@ -1,13 +1,17 @@
-import type { Queryable } from './db.js';
+import type { Param, Queryable } from './db.js';
+import { DAY_MS } from './spend-rollup.js';
 import { AgwError } from '../../shared/errors.js';
 
 /**
- * Spend reports: aggregate queries over usage_records. A call counts once it has
- * completed: status 'finalized' (a call with a cost) or 'failed' (counted in failures
- * too); 'reserved' rows are calls still in flight and are left out. Sums are taken in
+ * Spend reports. A call counts once it has completed: status 'finalized' (a call with a
+ * cost) or 'failed' (counted in failures too); 'reserved' rows are calls still in flight
+ * and are left out. A range [since, now] is read in two parts: the whole UTC days after
+ * since's day from the daily rollup (spend_daily, store/spend-rollup.ts: days × providers
+ * × projects rows), and the partial first day [since, end of that day) from the usage
+ * records themselves through a (user | project, created_at) index. Sums are taken in
  * integer nano-USD by the store; the routes convert to USD at the edge.
  */
-export const DAY_MS = 86_400_000;
+export { DAY_MS };
 export const DEFAULT_RANGE_DAYS = 30;
 export const MAX_RANGE_DAYS = 365;
 const RANGE_RE = /^([1-9][0-9]{0,2})d$/;
@@ -40,7 +44,6 @@ export interface SpendGroupRow extends SpendCells {
 
 interface RawGroup {
   provider_id: string;
-  project_id: string | null;
   project_name: string | null;
   calls: number;
   failures: number | null;
@@ -48,11 +51,7 @@ interface RawGroup {
   customer_nusd: number | null;
 }
 
-const CELLS = `COUNT(*) AS calls,
-  SUM(CASE WHEN u.status = 'failed' THEN 1 ELSE 0 END) AS failures,
-  SUM(u.raw_cost_nusd) AS raw_nusd,
-  SUM(u.customer_cost_nusd) AS customer_nusd`;
-const COMPLETED = `u.status IN ('finalized', 'failed')`;
+const SUMS = `SUM(s.calls) AS calls, SUM(s.failures) AS failures, SUM(s.raw_nusd) AS raw_nusd, SUM(s.customer_nusd) AS customer_nusd`;
 
 function cells(r: { calls: number; failures: number | null; raw_nusd: number | null; customer_nusd: number | null }): SpendCells {
   return {
@@ -64,21 +63,45 @@ function cells(r: { calls: number; failures: number | null; raw_nusd: number | n
 }
 
 /**
- * The caller's own completed calls since `since`, grouped by (provider, project) in one
- * index range scan; the few group rows are rolled up by the caller.
+ * The completed calls of one user (or every member's calls on one project) since
+ * `since`, as rows (day, provider_id, project_key, calls, failures, raw_nusd,
+ * customer_nusd) to aggregate: rollup rows for the days after since's day, one row per
+ * usage record for the rest of since's own day. A rollup row can hold zero calls (a
+ * swept call that finished later under another provider left it): the reports drop
+ * such groups with HAVING, so they list exactly what the records say.
  */
+function completedSince(by: 'user' | 'project', id: string, since: number): { sql: string; params: Param[] } {
+  const firstDay = Math.floor(since / DAY_MS);
+  const [rollupKey, recordKey] = by === 'user' ? ['user_id', 'user_id'] : ['project_key', 'project_id'];
+  return {
+    sql: `SELECT day, provider_id, project_key, calls, failures, raw_nusd, customer_nusd
+            FROM spend_daily WHERE ${rollupKey} = ? AND day > ?
+          UNION ALL
+          SELECT u.created_at / ${DAY_MS}, u.provider_id, COALESCE(u.project_id, ''), 1,
+                 CASE WHEN u.status = 'failed' THEN 1 ELSE 0 END, u.raw_cost_nusd, u.customer_cost_nusd
+            FROM usage_records u
+           WHERE u.${recordKey} = ? AND u.created_at >= ? AND u.created_at < ? AND u.status IN ('finalized', 'failed')`,
+    params: [id, firstDay, id, since, (firstDay + 1) * DAY_MS],
+  };
+}
+
+/** The caller's own completed calls since `since`, grouped by (provider, project) with the project's name. */
 export async function userSpendGroups(q: Queryable, userId: string, since: number): Promise<SpendGroupRow[]> {
-  const rows = await q.all<RawGroup>(
-    `SELECT g.provider_id, g.project_id, p.name AS project_name, g.calls, g.failures, g.raw_nusd, g.customer_nusd
-       FROM (SELECT u.provider_id, u.project_id, ${CELLS}
-               FROM usage_records u
-              WHERE u.user_id = ? AND u.created_at >= ? AND ${COMPLETED}
-              GROUP BY u.provider_id, u.project_id) g
-       LEFT JOIN projects p ON p.uid = g.project_id
-      ORDER BY g.provider_id, g.project_id`,
-    [userId, since],
+  const src = completedSince('user', userId, since);
+  const rows = await q.all<RawGroup & { project_key: string }>(
+    `SELECT g.provider_id, g.project_key, p.name AS project_name, g.calls, g.failures, g.raw_nusd, g.customer_nusd
+       FROM (SELECT s.provider_id, s.project_key, ${SUMS} FROM (${src.sql}) s
+              GROUP BY s.provider_id, s.project_key HAVING SUM(s.calls) > 0) g
+       LEFT JOIN projects p ON p.uid = g.project_key
+      ORDER BY g.provider_id, g.project_key`,
+    src.params,
   );
-  return rows.map((r) => ({ providerId: r.provider_id, projectId: r.project_id, projectName: r.project_name, ...cells(r) }));
+  return rows.map((r) => ({
+    providerId: r.provider_id,
+    projectId: r.project_key === '' ? null : r.project_key,
+    projectName: r.project_name,
+    ...cells(r),
+  }));
 }
 
 /** A project's completed calls since `since` (every member's), grouped by provider. */
@@ -87,29 +110,20 @@ export async function projectSpendByProvider(
   projectUid: string,
   since: number,
 ): Promise<(SpendCells & { providerId: string })[]> {
+  const src = completedSince('project', projectUid, since);
   const rows = await q.all<RawGroup>(
-    `SELECT u.provider_id, ${CELLS}
-       FROM usage_records u
-      WHERE u.project_id = ? AND u.created_at >= ? AND ${COMPLETED}
-      GROUP BY u.provider_id
-      ORDER BY u.provider_id`,
-    [projectUid, since],
+    `SELECT s.provider_id, ${SUMS} FROM (${src.sql}) s GROUP BY s.provider_id HAVING SUM(s.calls) > 0 ORDER BY s.provider_id`,
+    src.params,
   );
   return rows.map((r) => ({ providerId: r.provider_id, ...cells(r) }));
 }
 
-/**
- * The caller's completed calls since `since`, per UTC day (day = floor(created_at /
- * 86400000)); the redundant day bound lets the store seek the (user, day) index.
- */
+/** The caller's completed calls since `since`, per UTC day (day = floor(created_at / 86400000)). */
 export async function userSpendDaily(q: Queryable, userId: string, since: number): Promise<(SpendCells & { day: number })[]> {
+  const src = completedSince('user', userId, since);
   const rows = await q.all<RawGroup & { day: number }>(
-    `SELECT u.created_at / ${DAY_MS} AS day, ${CELLS}
-       FROM usage_records u
-      WHERE u.user_id = ? AND u.created_at / ${DAY_MS} >= ? AND u.created_at >= ? AND ${COMPLETED}
-      GROUP BY u.created_at / ${DAY_MS}
-      ORDER BY day`,
-    [userId, Math.floor(since / DAY_MS), since],
+    `SELECT s.day, ${SUMS} FROM (${src.sql}) s GROUP BY s.day HAVING SUM(s.calls) > 0 ORDER BY s.day`,
+    src.params,
   );
   return rows.map((r) => ({ day: Number(r.day), ...cells(r) }));
 }

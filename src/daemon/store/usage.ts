@@ -1,4 +1,5 @@
-import type { Queryable } from './db.js';
+import { forUpdate, type Queryable } from './db.js';
+import { addToSpendDaily, ROLLUP_KEY_COLUMNS, type RollupKeyRow } from './spend-rollup.js';
 import type { WalletRow } from './wallets.js';
 
 /**
@@ -43,27 +44,42 @@ export async function insertReservedUsage(q: Queryable, u: NewUsage): Promise<vo
 }
 
 /**
- * Moves a record from `from` to 'finalized' with its counts and costs. Returns false when
- * the record was not in state `from` (already settled by someone else).
+ * Moves a record from `from` to 'finalized' with its counts and costs, and counts it in
+ * the daily spend rollup (a record settled earlier as 'failed' leaves its failure row
+ * first: it may have been reserved under another provider). Returns false when the
+ * record was not in state `from` (already settled by someone else).
  */
 export async function finalizeUsage(q: Queryable, id: string, from: UsageStatus, o: UsageOutcome): Promise<boolean> {
-  const r = await q.run(
+  let failed: RollupKeyRow | undefined;
+  if (from === 'failed') {
+    failed = await q.get<RollupKeyRow>(
+      `SELECT ${ROLLUP_KEY_COLUMNS} FROM usage_records WHERE id = ? AND status = 'failed'${forUpdate(q)}`,
+      [id],
+    );
+    if (!failed) return false;
+  }
+  const row = await q.get<RollupKeyRow>(
     `UPDATE usage_records SET status = 'finalized', provider_id = ?, model = ?, prompt_tokens = ?, completion_tokens = ?,
        units = ?, raw_cost_nusd = ?, customer_cost_nusd = ?, http_status = ?, finalized_at = ?
-     WHERE id = ? AND status = ?`,
+     WHERE id = ? AND status = ? RETURNING ${ROLLUP_KEY_COLUMNS}`,
     [o.providerId, o.model, o.promptTokens, o.completionTokens, o.units, o.rawNano, o.customerNano, o.httpStatus, o.now, id, from],
   );
-  return r.changes > 0;
+  if (!row) return false;
+  if (failed) await addToSpendDaily(q, failed, { calls: -1, failures: -1, rawNano: 0, customerNano: 0 });
+  await addToSpendDaily(q, row, { calls: 1, failures: 0, rawNano: o.rawNano, customerNano: o.customerNano });
+  return true;
 }
 
-/** Marks a reserved record failed (released). False when it was not reserved any more. */
+/** Marks a reserved record failed (released; counted as a failure in the rollup). False when it was not reserved any more. */
 export async function failUsage(q: Queryable, id: string, httpStatus: number | null, now: number): Promise<boolean> {
-  const r = await q.run(
+  const row = await q.get<RollupKeyRow>(
     `UPDATE usage_records SET status = 'failed', http_status = ?, raw_cost_nusd = 0, customer_cost_nusd = 0, finalized_at = ?
-     WHERE id = ? AND status = 'reserved'`,
+     WHERE id = ? AND status = 'reserved' RETURNING ${ROLLUP_KEY_COLUMNS}`,
     [httpStatus, now, id],
   );
-  return r.changes > 0;
+  if (!row) return false;
+  await addToSpendDaily(q, row, { calls: 1, failures: 1, rawNano: 0, customerNano: 0 });
+  return true;
 }
 
 export interface ReservedRow {
