@@ -8,7 +8,7 @@ import { defineConfig } from 'vitest/config';
  */
 const MATRIX = ['test/api/**/*.test.ts', 'test/foundation/**/*.test.ts'];
 /** Foundation suites that never open the test store (they run `agw` on its own SQLite): once is enough. */
-const STORE_FREE = ['test/foundation/config-cli.test.ts', 'test/foundation/serve.test.ts', 'test/foundation/install.test.ts'];
+const STORE_FREE = ['test/foundation/config-cli.test.ts', 'test/foundation/serve.test.ts', 'test/foundation/install.test.ts', 'test/foundation/ledger.test.ts'];
 
 export default defineConfig({
   test: {

@@ -1,8 +1,17 @@
-// Bookkeeping check: after the daemon was killed (SIGKILL, no graceful flush), the store
-// must hold one finalized usage record, one wallet debit and one quota unit per
-// successful call, and the money must add up. Read straight from agw.db, read-only.
+// Bookkeeping check: after the daemon was killed (SIGKILL, no graceful flush) and started
+// again (which applies the bookings its journal held), the store must hold one finalized
+// usage record, one wallet debit and one quota unit per successful call, and the money
+// must add up. Read straight from agw.db, read-only.
 import Database from 'better-sqlite3';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+
+/** Bookings in the daemon's journal (agw.db-bookings): calls settled, applied or not yet. */
+export function journalLines(dataDir) {
+  const file = join(dataDir, 'agw.db-bookings');
+  if (!existsSync(file)) return 0;
+  return readFileSync(file, 'utf8').split('\n').filter(Boolean).length;
+}
 
 /**
  * `observed` = 2xx answers the benchmark saw from agw; `cutOff` = requests autocannon

@@ -82,7 +82,8 @@ export function formatReport(r) {
   out.push(`memory: RSS idle ${fmt(mem.idleMb, 1)} MB, after each load round ${(mem.roundsMb ?? []).map((x) => fmt(x, 1)).join(' / ')} MB, peak ${fmt(mem.peakMb, 1)} MB, growth ${fmt(mem.growthMb, 1)} MB`);
   const b = r.bookkeeping;
   if (b) {
-    out.push(`bookkeeping (daemon killed with ${b.killSignal}, then agw.db read): ${b.pass ? 'PASS' : 'FAIL'}`);
+    out.push(`bookkeeping (daemon killed with ${b.killSignal}, started again, then agw.db read): ${b.pass ? 'PASS' : 'FAIL'}`);
+    if (b.journalAtKill !== undefined) out.push(`  booking journal at the kill: ${b.journalAtKill} lines; applied by the restart: ${b.replayed} (the rest were in agw.db already)`);
     out.push(`  2xx seen ${b.observed} (+${b.cutOff} cut off in flight), upstream calls ${b.upstream}, usage records ${b.usageFinalized} finalized + ${b.usageFailed} released, wallet debits ${b.walletDebits}, quota units ${b.quotaUsed}, reserved left ${b.usageReserved}`);
     for (const [name, ok] of Object.entries(b.checks)) if (!ok) out.push(`  ✗ ${name}`);
   }

@@ -5,7 +5,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { checkBookkeeping } from './bookkeeping.js';
+import { checkBookkeeping, journalLines } from './bookkeeping.js';
 import { cliTimes } from './cli-times.js';
 import { heldBackCheck } from './held-back.js';
 import { loadPhase, sequentialPhase } from './phases.js';
@@ -187,11 +187,19 @@ try {
     const served = await (await fetch(`${mock.url}/__stats`)).json();
     const upstream = (served['Bearer sk-bench-agw'] ?? 0) + (served['sk-bench-agw'] ?? 0);
     const killSignal = a.profile ? 'SIGINT' : 'SIGKILL';
-    log(`stopping the daemon with ${killSignal}, then checking the bookkeeping`);
+    log(`stopping the daemon with ${killSignal}; a new daemon on the same store applies its booking journal; then agw.db is read`);
     await daemon.stop(killSignal);
+    const journalAtKill = journalLines(dataDir);
+    // the crash-recovery path an operator takes: start agw again, which applies what the
+    // killed process had journaled but not yet written, then stop it
+    const again = await startDaemonProcess({ dataDir, configFile });
+    await again.stop('SIGTERM');
+    const replayed = Number(/"replayed":(\d+)/.exec(again.stderr())?.[1] ?? 0);
     const agw = Object.entries(results.scenarios).filter(([id]) => AGW_SCENARIOS.has(id));
     results.bookkeeping = {
       killSignal,
+      journalAtKill,
+      replayed,
       ...checkBookkeeping(dataDir, user.id, {
         observed: agw.reduce((n, [, s]) => n + s.ok, 0),
         cutOff: agw.reduce((n, [, s]) => n + s.cutOff, 0),

@@ -6,6 +6,7 @@ import type { AppContext } from './context.js';
 import { createLogger } from './logger.js';
 import { Metrics } from './metrics.js';
 import { openStore } from './store/open.js';
+import { SqliteDb } from './store/sqlite.js';
 import { syncTiers } from './store/tiers.js';
 import { startDemo, type Demo } from './demo/demo.js';
 import { configFileFor, defaultDataDir } from './paths.js';
@@ -38,6 +39,16 @@ export async function startDaemon(opts: ServeOptions = {}): Promise<Daemon> {
   const log = createLogger(opts.logLevel ?? config.logLevel);
   const demo = opts.demo ? await startDemo(config) : undefined;
   const db = await openStore({ store: config.store, dataDir });
+  if (db instanceof SqliteDb) {
+    try {
+      const replayed = await db.openLedger(log);
+      if (replayed) log.warn({ replayed }, 'applied gateway bookings left in the journal by the previous run');
+    } catch (e) {
+      await db.close();
+      await demo?.close();
+      throw e;
+    }
+  }
   let listenUrl = '';
   const ctx: AppContext = {
     config,

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { finalize, reserve } from '../../src/daemon/gateway/accounting.js';
+import { finalize, release, reserve } from '../../src/daemon/gateway/accounting.js';
 import { sweepOrphans } from '../../src/daemon/gateway/sweeper.js';
 import { quotaPeriod } from '../../src/daemon/store/quotas.js';
 import { quotaUsed, startGatewayFixture, usageRecords, usageTransactions, walletRow, type GatewayFixture } from '../helpers/gateway-fixture.js';
+import { usePostgres } from '../helpers/pg.js';
 
 let f: GatewayFixture;
 beforeAll(async () => {
@@ -93,7 +94,43 @@ describe('metrics', () => {
   });
 });
 
-describe('orphaned reservations', () => {
+// PostgreSQL keeps a reservation as a 'reserved' record (several daemons share the counts);
+// the SQLite daemon holds it in memory and books the call whole through its journal
+// (test/foundation/ledger.test.ts covers the crash side of that).
+describe.skipIf(usePostgres)('reservations held by the SQLite ledger', () => {
+  it('an admitted call holds its unit until it settles; a release refunds it and records a failure', async () => {
+    const u = await f.d.user({ tier: 'free', balance: 1, quotas: { ai_chat: 1 } });
+    const ctx = f.d.daemon.ctx;
+    const r = await reserve(ctx, { userId: u.id, tier: 'free', usageType: 'ai_chat', endpoint: 'chat', providerId: 'openai', model: 'gpt-4o-mini', alias: null, projectId: null });
+    expect((await chat(u.key)).status).toBe(429); // the call in flight holds the only unit
+    expect(await usageRecords(f.db, u.id)).toEqual([]); // nothing in the store while it runs
+    await release(ctx, r, 503);
+    await release(ctx, r, 503); // a second settle is a no-op
+    expect(await usageRecords(f.db, u.id)).toMatchObject([{ status: 'failed', httpStatus: 503, customer: 0 }]);
+    expect(await quotaUsed(f.db, u.id)).toBe(0);
+    expect(await usageTransactions(f.db, u.id)).toEqual([]);
+    expect((await chat(u.key)).status).toBe(200);
+    expect(await quotaUsed(f.db, u.id)).toBe(1);
+  });
+
+  it('a finalized call counts against the quota and the wallet before it reaches the store', async () => {
+    const u = await f.d.user({ tier: 'free', balance: 0.000009, quotas: { ai_chat: 2 } });
+    const ctx = f.d.daemon.ctx;
+    const r = await reserve(ctx, { userId: u.id, tier: 'free', usageType: 'ai_chat', endpoint: 'chat', providerId: 'openai', model: 'gpt-4o-mini', alias: null, projectId: null });
+    const cost = { model: 'gpt-4o-mini', promptTokens: 10, completionTokens: 5, units: 0, rawNano: 4500, customerNano: 9000 };
+    await finalize(ctx, r, 'openai', cost, 200);
+    // the booking is in the journal; the next admission counts its unit and its debit
+    const ledger = (ctx.db as { ledger?: { hasPending: boolean } }).ledger;
+    expect(ledger?.hasPending).toBe(true);
+    const refused = await chat(u.key);
+    expect(refused.status).toBe(402); // 9000 nano-USD booked = the whole balance
+    expect(await walletRow(f.db, u.id)).toMatchObject({ balance: 0 }); // a read applies what is pending
+    expect(ledger?.hasPending).toBe(false);
+    expect(await quotaUsed(f.db, u.id)).toBe(1);
+  });
+});
+
+describe.skipIf(!usePostgres)('orphaned reservations', () => {
   it('a reservation left by a crash is released by the sweeper after the TTL and its unit refunded', async () => {
     const u = await f.d.user({ tier: 'free', balance: 1, quotas: { ai_chat: 1 } });
     const ctx = f.d.daemon.ctx;

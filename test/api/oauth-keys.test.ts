@@ -4,6 +4,7 @@ import { startDaemon, type Daemon } from '../../src/daemon/serve.js';
 import { rotateSigningKey } from '../../src/daemon/oauth/keys.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { runCli } from '../helpers/cli.js';
+import { usePostgres } from '../helpers/pg.js';
 import { authParams, exchange, getCode, oauthFixture, pkce, type OAuthFixture } from '../helpers/oauth.js';
 
 /**
@@ -19,12 +20,15 @@ describe('OAuth signing keys and rotation', () => {
 
   beforeAll(async () => {
     d = await startTestDaemon({ yaml: `publicUrl: ${ISSUER}\n` });
-    // a second daemon on the same store and public URL: one service
-    second = await startDaemon({ port: 0, host: '127.0.0.1', dataDir: d.dataDir, config: d.daemon.ctx.config, logLevel: 'silent' });
+    // a second daemon on the same store and public URL: one service (several daemons share
+    // PostgreSQL; a SQLite store has one daemon, which refuses a second: STORE_IN_USE)
+    second = usePostgres
+      ? await startDaemon({ port: 0, host: '127.0.0.1', dataDir: d.dataDir, config: d.daemon.ctx.config, logLevel: 'silent' })
+      : d.daemon;
     fx = await oauthFixture(d);
   });
   afterAll(async () => {
-    await second?.close();
+    if (second !== d?.daemon) await second?.close();
     await d?.close();
   });
   afterEach(() => vi.useRealTimers());
@@ -95,6 +99,7 @@ describe('OAuth signing keys and rotation', () => {
 
   test('a restart keeps the current key', async () => {
     const [current] = await jwks();
+    if (!usePostgres) await d.daemon.close(); // one daemon per SQLite store: a real restart (the last test here)
     const third = await startDaemon({ port: 0, host: '127.0.0.1', dataDir: d.dataDir, config: d.daemon.ctx.config, logLevel: 'silent' });
     try {
       expect((await jwks(`${third.url}/api`)).map((k) => k.kid)).toContain(current.kid);

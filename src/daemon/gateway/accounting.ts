@@ -5,20 +5,29 @@ import { AgwError } from '../../shared/errors.js';
 import { nanoToUsd, usdToNano } from '../../shared/money.js';
 import type { UsageType } from '../../shared/providers/index.js';
 import type { AppContext } from '../context.js';
+import type { Booking } from '../store/bookings.js';
+import type { Ledger } from '../store/ledger.js';
 import { quotaPeriod, retakeQuotaUnit, returnQuotaUnit, takeQuotaUnit } from '../store/quotas.js';
+import { SqliteDb } from '../store/sqlite.js';
 import { failUsage, finalizeUsage, insertReservedUsage, walletWithOverride, type NewUsage } from '../store/usage.js';
 import { canSpend, debit, walletState, type WalletState } from '../store/wallets.js';
 import type { Cost } from './pricing.js';
 import { inflightOf } from './inflight.js';
 
 /**
- * The money side of a gateway call, one transaction per step:
- *   reserve  — take 1 quota unit (atomic conditional upsert), check the wallet can spend,
- *              insert the usage record as 'reserved'; before the upstream is contacted.
+ * The money side of a gateway call, in three steps:
+ *   reserve  — before the upstream is contacted: take 1 quota unit, check the wallet can
+ *              spend, hold the call as reserved.
  *   finalize — record tokens and costs against the concrete model, debit the wallet
  *              (allowance first, then balance) as one wallet transaction keyed by the
- *              usage id (UNIQUE: booked exactly once).
+ *              usage id (UNIQUE: booked exactly once); before the client sees the end.
  *   release  — on a non-2xx answer or an upstream failure: record 'failed', refund the unit.
+ * Two ways to keep the books, chosen by the store:
+ *   - the SQLite daemon's ledger (store/ledger.ts): reserve holds the unit in memory after
+ *     one read, finalize/release append one line to the booking journal, and the writes
+ *     reach the store in batches; one daemon per SQLite store makes this exact.
+ *   - otherwise (PostgreSQL, several daemons): one transaction per step, the reservation a
+ *     'reserved' usage record, orphans released by the sweeper.
  */
 export interface Reservation {
   id: string;
@@ -30,6 +39,11 @@ export interface Reservation {
   projectId: string | null;
   /** set synchronously by the first finalize/release: a call settles once */
   settled: boolean;
+  /** ledger bookkeeping: what the booking needs that the durable path keeps in the record */
+  providerId: string;
+  model: string | null;
+  alias: string | null;
+  createdAt: number;
 }
 
 export interface ReserveInput {
@@ -80,12 +94,40 @@ export function insufficientFunds(s: WalletState): AgwError {
   );
 }
 
+/** The daemon's booking ledger when the store has one (SQLite). */
+function ledgerOf(ctx: AppContext): Ledger | null {
+  return ctx.db instanceof SqliteDb ? ctx.db.ledger : null;
+}
+
+/** A wallet state with debits not applied to the store yet taken off (allowance first). */
+function lessHeld(s: WalletState, held: number): WalletState {
+  if (!held || s.unlimited) return s;
+  const fromAllowance = Math.min(s.allowanceRemaining, held);
+  return {
+    ...s,
+    allowanceUsed: s.allowanceUsed + fromAllowance,
+    allowanceRemaining: s.allowanceRemaining - fromAllowance,
+    balance: s.balance - (held - fromAllowance),
+  };
+}
+
 export async function reserve(ctx: AppContext, input: ReserveInput): Promise<Reservation> {
   const tier = tierOf(ctx.config, input.tier);
   const now = Date.now();
   const period = quotaPeriod(now);
   const id = nextUsageId();
-  await ctx.db.tx(async (q) => {
+  const ledger = ledgerOf(ctx);
+  if (ledger) {
+    await ledger.admit(input.userId, input.usageType, period.key, (w, heldUnits, heldDebit) => {
+      if (!w) throw new AgwError('UNAUTHORIZED', 'the account of these credentials no longer exists');
+      const limit = w.quota_override !== null ? Number(w.quota_override) : (tier.quotas[input.usageType] ?? 0);
+      if (limit === 0 || (limit > 0 && Number(w.quota_used ?? 0) + heldUnits >= limit)) {
+        throw quotaExceeded(ctx.config, tier, input.usageType, limit, period.end);
+      }
+      const s = lessHeld(walletState(w, usdToNano(tier.monthlyAllowance), now), heldDebit);
+      if (!canSpend(s)) throw insufficientFunds(s);
+    });
+  } else await ctx.db.tx(async (q) => {
     const w = await walletWithOverride(q, input.userId, input.usageType);
     if (!w) throw new AgwError('UNAUTHORIZED', 'the account of these credentials no longer exists');
     const limit = w.quota_override !== null ? Number(w.quota_override) : (tier.quotas[input.usageType] ?? 0);
@@ -106,8 +148,41 @@ export async function reserve(ctx: AppContext, input: ReserveInput): Promise<Res
     endpoint: input.endpoint,
     projectId: input.projectId,
     settled: false,
+    providerId: input.providerId,
+    model: input.model,
+    alias: input.alias,
+    createdAt: now,
   };
 }
+
+/** The whole booking of a settled call, for the ledger. */
+function bookingOf(ctx: AppContext, r: Reservation, settle: { providerId: string; cost: Cost | null; httpStatus: number | null }): Booking {
+  const c = settle.cost;
+  return {
+    id: r.id,
+    userId: r.userId,
+    usageType: r.usageType,
+    endpoint: r.endpoint,
+    providerId: settle.providerId,
+    model: c ? c.model : r.model,
+    alias: r.alias,
+    projectId: r.projectId,
+    periodKey: r.periodKey,
+    createdAt: r.createdAt,
+    status: c ? 'finalized' : 'failed',
+    promptTokens: c?.promptTokens ?? 0,
+    completionTokens: c?.completionTokens ?? 0,
+    units: c?.units ?? 0,
+    rawNano: c?.rawNano ?? 0,
+    customerNano: c?.customerNano ?? 0,
+    httpStatus: settle.httpStatus,
+    settledAt: Date.now(),
+    monthlyAllowance: usdToNano(tierOf(ctx.config, r.tier).monthlyAllowance),
+    description: c ? describe(r, settle.providerId, c) : '',
+  };
+}
+
+const describe = (r: Reservation, providerId: string, cost: Cost) => `${r.endpoint} ${providerId}${cost.model ? `/${cost.model}` : ''}`;
 
 export async function finalize(ctx: AppContext, r: Reservation, providerId: string, cost: Cost, httpStatus: number): Promise<void> {
   if (r.settled) return;
@@ -120,6 +195,8 @@ export async function finalize(ctx: AppContext, r: Reservation, providerId: stri
 }
 
 async function book(ctx: AppContext, r: Reservation, providerId: string, cost: Cost, httpStatus: number): Promise<void> {
+  const ledger = ledgerOf(ctx);
+  if (ledger) return ledger.settle(bookingOf(ctx, r, { providerId, cost, httpStatus }));
   const now = Date.now();
   const tier = tierOf(ctx.config, r.tier);
   await ctx.db.tx(async (q) => {
@@ -134,7 +211,7 @@ async function book(ctx: AppContext, r: Reservation, providerId: string, cost: C
       amount: cost.customerNano,
       monthlyAllowance: usdToNano(tier.monthlyAllowance),
       type: 'usage',
-      description: `${r.endpoint} ${providerId}${cost.model ? `/${cost.model}` : ''}`,
+      description: describe(r, providerId, cost),
       providerId,
       model: cost.model,
       projectId: r.projectId,
@@ -148,7 +225,9 @@ export async function release(ctx: AppContext, r: Reservation, httpStatus: numbe
   if (r.settled) return;
   r.settled = true;
   try {
-    await releaseById(ctx, r.id, r.userId, r.usageType, r.periodKey, httpStatus);
+    const ledger = ledgerOf(ctx);
+    if (ledger) await ledger.settle(bookingOf(ctx, r, { providerId: r.providerId, cost: null, httpStatus }));
+    else await releaseById(ctx, r.id, r.userId, r.usageType, r.periodKey, httpStatus);
   } finally {
     inflightOf(ctx).end();
   }

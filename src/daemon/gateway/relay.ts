@@ -82,7 +82,7 @@ export function upstreamMessage(body: Buffer): string {
 export async function projectFor(ctx: AppContext, req: FastifyRequest, userId: string): Promise<string | null> {
   const h = req.headers['x-service-project-id'];
   if (typeof h !== 'string' || !h.trim()) return null;
-  const p = await projectForMember(ctx.db, h.trim(), userId);
+  const p = await projectForMember(ctx.db.hot ?? ctx.db, h.trim(), userId);
   return p ? p.uid : null;
 }
 

@@ -30,7 +30,7 @@ export async function initOAuth(ctx: AppContext): Promise<void> {
   ctx.verifyAccessToken = async (token: string): Promise<Principal | null> => {
     const c = await tokens.verifyAccessToken(token);
     if (!c) return null;
-    const tier = await effectiveTier(ctx.db, c.sub);
+    const tier = await effectiveTier(ctx.db.hot ?? ctx.db, c.sub);
     if (!tier) return null;
     return { kind: 'oauth', userId: c.sub, tier, scopes: c.scope.split(' ').filter(Boolean), clientId: c.client_id };
   };

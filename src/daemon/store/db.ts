@@ -34,6 +34,18 @@ export interface Db extends Queryable {
   /** Runs a multi-statement script (migrations). */
   exec(sql: string): Promise<void>;
   close(): Promise<void>;
+  /**
+   * Reads for the gateway's hot path that need not wait for booked calls to be applied
+   * (SQLite's ledger, store/ledger.ts): only for tables a booking never writes (keys,
+   * users, organizations). Absent = the Db itself.
+   */
+  readonly hot?: Queryable;
+  /**
+   * A number that changes whenever the store may have changed other than by a gateway
+   * booking, for in-memory copies (auth/key-cache.ts). Absent = no such promise (several
+   * daemons write to PostgreSQL): ask the store every time.
+   */
+  version?(): number;
 }
 
 /**

@@ -4,6 +4,10 @@ import type { Queryable } from './db.js';
 /** One pending `tx()` call: its function and the promise it settles once its batch committed. */
 interface Member {
   fn: (q: Queryable) => Promise<unknown>;
+  /** run synchronously right after the COMMIT that holds the fn's work (before anything else can read) */
+  afterCommit?: (value: unknown) => void;
+  /** the fn writes only gateway bookings (usage, quota counters, rollup, wallets): see `onCommit` */
+  booking?: boolean;
   resolve: (v: unknown) => void;
   reject: (e: unknown) => void;
 }
@@ -41,7 +45,8 @@ export class GroupCommit {
   constructor(
     private readonly raw: Database.Database,
     private readonly q: Queryable,
-    private readonly onCommit: (commits: number) => void,
+    /** after every COMMIT; `bookingsOnly` when every fn in it was a booking */
+    private readonly onCommit: (commits: number, bookingsOnly: boolean) => void,
   ) {
     const p = (sql: string) => raw.prepare(sql);
     this.ctl = {
@@ -54,9 +59,9 @@ export class GroupCommit {
     };
   }
 
-  tx<T>(fn: (q: Queryable) => Promise<T>): Promise<T> {
+  tx<T>(fn: (q: Queryable) => Promise<T>, afterCommit?: (value: T) => void, booking = false): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ fn, resolve: resolve as (v: unknown) => void, reject });
+      this.queue.push({ fn, afterCommit: afterCommit as ((v: unknown) => void) | undefined, booking, resolve: resolve as (v: unknown) => void, reject });
       this.schedule();
     });
   }
@@ -162,7 +167,15 @@ export class GroupCommit {
         if (this.raw.inTransaction) this.ctl.rollback.run();
         throw error;
       }
-      this.onCommit(++this.stats.commits);
+      this.onCommit(++this.stats.commits, batch.every((m) => m.booking));
+      for (const [m, o] of out) {
+        if (!o.ok || !m.afterCommit) continue;
+        try {
+          m.afterCommit(o.value);
+        } catch {
+          /* must not throw: the work is committed whatever it does */
+        }
+      }
     }
     this.stats.txs += batch.length;
     if (batch.length > this.stats.largestBatch) this.stats.largestBatch = batch.length;

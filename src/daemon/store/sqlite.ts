@@ -2,6 +2,9 @@ import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Db, Param, Queryable, RunResult } from './db.js';
+import type { Logger } from 'pino';
+import { BookingJournal, lockDataDir } from './booking-journal.js';
+import { Ledger, type LedgerHost } from './ledger.js';
 import { Checkpointer } from './sqlite-checkpointer.js';
 import { GroupCommit, type GroupCommitStats } from './sqlite-group-commit.js';
 
@@ -39,8 +42,17 @@ export class SqliteDb implements Db {
   readonly checkpointer: Checkpointer | null;
   private readonly stmts = new Map<string, Stmt>();
   private readonly group: GroupCommit;
+  /** the daemon's booking ledger (null: bookings are written by `tx` like any other work) */
+  ledger: Ledger | null = null;
+  private dirLock: { release(): void } | null = null;
+  /** reads that do not wait for pending bookings (see Db.hot) */
+  readonly hot: Queryable;
+  /** bumped by every change other than a booking (see `version`) */
+  private changes = 0;
+  private readonly dataVersion: Stmt;
+  private lastDataVersion: number;
 
-  constructor(file: string) {
+  constructor(private readonly file: string) {
     if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
     this.raw = new Database(file);
     this.raw.pragma('journal_mode = WAL');
@@ -56,9 +68,57 @@ export class SqliteDb implements Db {
       all: async <T>(sql: string, params?: Param[]) => this.prep(sql).all(...bind(params)) as T[],
       run: async (sql: string, params?: Param[]): Promise<RunResult> => ({ changes: this.prep(sql).run(...bind(params)).changes }),
     };
-    this.group = new GroupCommit(this.raw, inner, (commits) => {
+    this.group = new GroupCommit(this.raw, inner, (commits, bookingsOnly) => {
+      if (!bookingsOnly) this.changes++;
       if (commits === CHECKPOINTER_AFTER) this.checkpointer?.start();
     });
+    this.dataVersion = this.raw.prepare('PRAGMA data_version').pluck();
+    this.lastDataVersion = this.dataVersion.get() as number;
+    this.hot = {
+      dialect: 'sqlite',
+      get: async <T>(sql: string, params?: Param[]) => {
+        while (this.group.lock) await this.group.lock;
+        return this.prep(sql).get(...bind(params)) as T | undefined;
+      },
+      all: async <T>(sql: string, params?: Param[]) => {
+        while (this.group.lock) await this.group.lock;
+        return this.prep(sql).all(...bind(params)) as T[];
+      },
+      run: () => Promise.reject(new Error('Db.hot is for reads')),
+    };
+  }
+
+  /**
+   * Makes this the daemon's store: claims the data directory (one daemon per SQLite
+   * store), applies the bookings a previous run left in the journal, and from now on
+   * books gateway calls through the ledger. Returns how many bookings were replayed.
+   */
+  async openLedger(log?: Pick<Logger, 'error' | 'warn'>): Promise<number> {
+    if (this.file === ':memory:' || this.ledger) return 0;
+    this.dirLock = lockDataDir(this.file);
+    try {
+      const self = this;
+      const host: LedgerHost = {
+        get locked() {
+          return self.group.lock !== null;
+        },
+        unlocked: async () => {
+          while (this.group.lock) await this.group.lock;
+        },
+        readNow: <T>(sql: string, params: Param[]) => this.prep(sql).get(...bind(params)) as T | undefined,
+        txThen: (fn, after) => this.group.tx(fn, after, true),
+        version: () => this.version(),
+        walPath: `${this.file}-wal`,
+      };
+      const ledger = new Ledger(host, new BookingJournal(`${this.file}-bookings`), log);
+      const replayed = await ledger.replay();
+      this.ledger = ledger;
+      return replayed;
+    } catch (e) {
+      this.dirLock.release();
+      this.dirLock = null;
+      throw e;
+    }
   }
 
   /** How many transactions shared how many commits. */
@@ -75,34 +135,65 @@ export class SqliteDb implements Db {
     return s;
   }
 
+  /**
+   * A number that changes whenever the store may have changed other than by a gateway
+   * booking: a commit of this connection with other work in it, a statement outside a
+   * transaction, or a commit by any other connection (an `agw admin` process: SQLite's
+   * data_version). In-memory copies of keys, tiers and wallets stay valid while it holds
+   * (the ledger drops a user's wallet copy itself when it applies that user's bookings).
+   */
+  version(): number {
+    const dv = this.dataVersion.get() as number;
+    if (dv !== this.lastDataVersion) {
+      this.lastDataVersion = dv;
+      this.changes++;
+    }
+    return this.changes;
+  }
+
+  /** Lets pending bookings reach the store first, so every read outside the hot path is exact. */
+  private async settled(): Promise<void> {
+    if (this.ledger?.hasPending) await this.ledger.drain().catch(() => undefined);
+  }
+
   async get<T>(sql: string, params?: Param[]): Promise<T | undefined> {
+    await this.settled();
     while (this.group.lock) await this.group.lock;
     return this.prep(sql).get(...bind(params)) as T | undefined;
   }
 
   async all<T>(sql: string, params?: Param[]): Promise<T[]> {
+    await this.settled();
     while (this.group.lock) await this.group.lock;
     return this.prep(sql).all(...bind(params)) as T[];
   }
 
   async run(sql: string, params?: Param[]): Promise<RunResult> {
+    await this.settled();
     while (this.group.lock) await this.group.lock;
+    this.changes++;
     return { changes: this.prep(sql).run(...bind(params)).changes };
   }
 
-  tx<T>(fn: (q: Queryable) => Promise<T>): Promise<T> {
+  async tx<T>(fn: (q: Queryable) => Promise<T>): Promise<T> {
+    await this.settled();
     return this.group.tx(fn);
   }
 
   async exec(sql: string): Promise<void> {
+    await this.settled();
     while (this.group.lock) await this.group.lock;
+    this.changes++;
     this.raw.exec(sql);
   }
 
   /** Waits for every queued transaction to commit, stops the checkpointer, closes the file. */
   async close(): Promise<void> {
+    await this.ledger?.close();
     while (this.group.busy) await (this.group.lock ?? new Promise((r) => setImmediate(r)));
     await this.checkpointer?.stop();
     if (this.raw.open) this.raw.close();
+    this.dirLock?.release();
+    this.dirLock = null;
   }
 }

@@ -1,0 +1,214 @@
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, describe, expect, it } from 'vitest';
+import { startOpenAiSim } from '../../src/daemon/demo/upstreams.js';
+import { BookingJournal } from '../../src/daemon/store/booking-journal.js';
+import type { Booking } from '../../src/daemon/store/bookings.js';
+import type { Ledger } from '../../src/daemon/store/ledger.js';
+import { quotaPeriod } from '../../src/daemon/store/quotas.js';
+import { runCli, spawnServe } from '../helpers/cli.js';
+import { OPENAI_KEY, quotaUsed, startGatewayFixture, usageRecords, usageTransactions } from '../helpers/gateway-fixture.js';
+
+/**
+ * The SQLite daemon books gateway calls through a journal (store/ledger.ts): one line
+ * appended before the answer goes out, applied to the store in batches after. These tests
+ * kill the daemon, hand it a journal left by a crash, run a second daemon on the same
+ * directory, change the store from `agw admin` processes while it runs, and take the
+ * journal away, and check that every call is booked once and nothing stale is believed.
+ */
+const dirs: string[] = [];
+function dataDir(): string {
+  const d = mkdtempSync(join(tmpdir(), 'agw-ledger-'));
+  dirs.push(d);
+  return d;
+}
+afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+async function admin(args: string[], data: string): Promise<Record<string, unknown>> {
+  const r = await runCli(['admin', ...args, '--data', data, '--json']);
+  expect(r.code, r.stderr).toBe(0);
+  return JSON.parse(r.stdout) as Record<string, unknown>;
+}
+
+const messages = [{ role: 'user', content: 'Hello there' }];
+
+function books(data: string) {
+  const db = new Database(join(data, 'agw.db'), { readonly: true });
+  try {
+    const records = db.prepare("SELECT id, status, customer_cost_nusd AS cost FROM usage_records ORDER BY id").all() as { id: string; status: string; cost: number }[];
+    const debits = db.prepare("SELECT usage_id, amount_nusd AS amount FROM wallet_transactions WHERE type = 'usage' ORDER BY usage_id").all() as { usage_id: string; amount: number }[];
+    const used = (db.prepare('SELECT SUM(used) AS n FROM quota_counters').get() as { n: number | null }).n ?? 0;
+    const balance = (db.prepare('SELECT balance_nusd AS b FROM wallets').get() as { b: number }).b;
+    const rollup = (db.prepare('SELECT SUM(calls) AS calls, SUM(customer_nusd) AS cost FROM spend_daily').get() as { calls: number | null; cost: number | null });
+    return { records, debits, used, balance, rollup };
+  } finally {
+    db.close();
+  }
+}
+
+describe('the SQLite booking ledger', () => {
+  it('calls answered before a SIGKILL are all booked at the next start, each once', async () => {
+    const sim = await startOpenAiSim({ apiKey: OPENAI_KEY });
+    const data = dataDir();
+    try {
+      const user = await admin(['user', 'create', '--email', 'crash@example.com'], data);
+      const { key } = (await admin(['key', 'create', String(user.id)], data)) as { key: string };
+      await admin(['wallet', 'credit', String(user.id), '100'], data);
+      const env = { AGW_PROVIDER_OPENAI_BASE_URL: sim.url, AGW_PROVIDER_OPENAI_KEY: OPENAI_KEY };
+      const s = await spawnServe(['--data', data], env);
+      const res = await Promise.all(
+        Array.from({ length: 25 }, () =>
+          fetch(`${s.url}/api/gateway/chat`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+            body: JSON.stringify({ model: 'gpt-4o-mini', messages }),
+          }),
+        ),
+      );
+      await Promise.all(res.map((r) => r.arrayBuffer()));
+      expect(res.map((r) => r.status)).toEqual(Array(25).fill(200));
+      await s.kill('SIGKILL');
+      // every answered call was in the journal before its answer left
+      const journal = join(data, 'agw.db-bookings');
+      expect(readFileSync(journal, 'utf8').trim().split('\n')).toHaveLength(25);
+
+      // the next start applies what the killed process had not; a second start finds nothing to do
+      for (let i = 0; i < 2; i++) {
+        const again = await spawnServe(['--data', data], env);
+        expect(await again.kill('SIGTERM')).toBe(0);
+      }
+      const b = books(data);
+      expect(b.records).toHaveLength(25);
+      expect(b.records.every((r) => r.status === 'finalized' && r.cost > 0)).toBe(true);
+      expect(b.debits.map((d) => d.usage_id)).toEqual(b.records.map((r) => r.id));
+      const cost = b.records.reduce((n, r) => n + r.cost, 0);
+      expect(b.debits.reduce((n, d) => n - d.amount, 0)).toBe(cost);
+      expect(b.balance).toBe(100e9 - cost);
+      expect(b.used).toBe(25);
+      expect(b.rollup).toEqual({ calls: 25, cost });
+      expect(statSync(journal).size).toBe(0); // emptied by the clean stop
+    } finally {
+      await sim.close();
+    }
+  });
+
+  it('a journal left by a crash is applied at start: torn lines skipped, bookings already in the store not booked twice', async () => {
+    const data = dataDir();
+    const user = await admin(['user', 'create', '--email', 'torn@example.com', '--tier', 'free'], data);
+    await admin(['wallet', 'credit', String(user.id), '1'], data);
+    const now = Date.now();
+    const booking = (id: string, status: Booking['status'], customerNano: number): Booking => ({
+      id,
+      userId: String(user.id),
+      usageType: 'ai_chat',
+      endpoint: 'chat',
+      providerId: 'openai',
+      model: 'gpt-4o-mini',
+      alias: null,
+      projectId: null,
+      periodKey: quotaPeriod(now).key,
+      createdAt: now - 1000,
+      status,
+      promptTokens: 10,
+      completionTokens: 5,
+      units: 0,
+      rawNano: customerNano / 2,
+      customerNano,
+      httpStatus: status === 'failed' ? 502 : 200,
+      settledAt: now,
+      monthlyAllowance: 0,
+      description: 'chat openai/gpt-4o-mini',
+    });
+    const journal = new BookingJournal(join(data, 'agw.db-bookings'));
+    journal.append(booking('use_a', 'finalized', 3000));
+    journal.append(booking('use_b', 'failed', 0));
+    journal.append(booking('use_a', 'finalized', 3000)); // the same call twice: booked once
+    journal.append(booking('use_c', 'finalized', 5000));
+    journal.close();
+    const path = join(data, 'agw.db-bookings');
+    const lines = readFileSync(path, 'utf8').split('\n');
+    appendFileSync(path, `${lines[3].slice(0, 9)}${lines[3].slice(9).replace('5000', '9999')}\n`); // checksum no longer matches
+    appendFileSync(path, lines[0].slice(0, 40)); // a write torn by a power loss
+
+    const s = await spawnServe(['--data', data]);
+    expect(await s.kill('SIGTERM')).toBe(0);
+    expect(s.stderr()).toMatch(/"replayed":3/);
+    const b = books(data);
+    expect(b.records).toEqual([
+      { id: 'use_a', status: 'finalized', cost: 3000 },
+      { id: 'use_b', status: 'failed', cost: 0 },
+      { id: 'use_c', status: 'finalized', cost: 5000 },
+    ]);
+    expect(b.debits).toEqual([
+      { usage_id: 'use_a', amount: -3000 },
+      { usage_id: 'use_c', amount: -5000 },
+    ]);
+    expect(b.balance).toBe(1e9 - 8000);
+    expect(b.used).toBe(2);
+    expect(statSync(path).size).toBe(0);
+  });
+
+  it('a second daemon on the same data directory is refused with STORE_IN_USE', async () => {
+    const data = dataDir();
+    const s = await spawnServe(['--data', data]);
+    try {
+      const second = await runCli(['serve', '--port', '0', '--data', data], { timeoutMs: 15_000 });
+      expect(second.code).toBe(1);
+      expect(second.stderr).toMatch(/another agw daemon is already serving the store/);
+      expect(second.stderr).toMatch(/STORE_IN_USE/);
+      expect((await fetch(`${s.url}/api/healthz`)).status).toBe(200);
+    } finally {
+      expect(await s.kill('SIGTERM')).toBe(0);
+    }
+    // and once it has stopped, the directory is free again
+    const next = await spawnServe(['--data', data]);
+    expect(await next.kill('SIGTERM')).toBe(0);
+  });
+
+  it('changes made by `agw admin` while the daemon runs count at the next request: credit, tier, revoked key', async () => {
+    const f = await startGatewayFixture();
+    try {
+      const u = await f.d.user({ tier: 'free' });
+      const chat = () => f.d.fetch('/gateway/chat', { method: 'POST', key: u.key, json: { model: 'gpt-4o-mini', messages } });
+      const tier = async () => ((await (await f.d.fetch('/gateway/entitlements', { key: u.key })).json()) as { tier: string }).tier;
+      expect((await chat()).status).toBe(402); // nothing to spend yet: the daemon now holds the wallet and the key in memory
+      expect(await tier()).toBe('free');
+      await admin(['wallet', 'credit', u.id, '1'], f.d.dataDir);
+      expect((await chat()).status).toBe(200);
+      await admin(['user', 'set-tier', u.id, 'pro'], f.d.dataDir);
+      expect(await tier()).toBe('pro');
+      await admin(['key', 'revoke', u.keyId], f.d.dataDir);
+      expect((await chat()).status).toBe(401);
+    } finally {
+      await f.close();
+    }
+  });
+
+  it('a journal that cannot be written books the call in the store before the answer goes out', async () => {
+    const f = await startGatewayFixture();
+    try {
+      const u = await f.d.user({ tier: 'pro', balance: 1 });
+      const ledger = (f.db as unknown as { ledger: Ledger }).ledger;
+      const journal = (ledger as unknown as { journal: BookingJournal }).journal;
+      const append = journal.append;
+      journal.append = () => {
+        throw Object.assign(new Error('no space left on device'), { code: 'ENOSPC' });
+      };
+      try {
+        const r = await f.d.fetch('/gateway/chat', { method: 'POST', key: u.key, json: { model: 'gpt-4o-mini', messages } });
+        expect(r.status).toBe(200);
+        expect(ledger.hasPending).toBe(false);
+        expect(ledger.stats.directApplies).toBe(1);
+      } finally {
+        journal.append = append;
+      }
+      expect(await usageRecords(f.db, u.id)).toMatchObject([{ status: 'finalized' }]);
+      expect(await usageTransactions(f.db, u.id)).toHaveLength(1);
+      expect(await quotaUsed(f.db, u.id)).toBe(1);
+    } finally {
+      await f.close();
+    }
+  });
+});
