@@ -2,7 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AgwError } from '../../shared/errors.js';
 import type { AppContext } from '../context.js';
-import { verifyApiKeyWithTier } from '../store/keys.js';
+import { verifyKeyCached } from './key-cache.js';
 import { lookupSession, SESSION_COOKIE } from './sessions.js';
 
 /** Who is calling. */
@@ -63,7 +63,7 @@ export async function authenticate(
     if (token.startsWith('agw_')) {
       if (!allowed.includes('key')) return null;
       // one indexed query: key -> user -> active organization's tier
-      const key = await verifyApiKeyWithTier(ctx.db, token);
+      const key = await verifyKeyCached(ctx.db, token);
       return key ? { kind: 'key', userId: key.userId, tier: key.tier, keyId: key.keyId } : null;
     }
     if (allowed.includes('oauth') && ctx.verifyAccessToken) return ctx.verifyAccessToken(token);

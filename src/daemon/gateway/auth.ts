@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { AgwError } from '../../shared/errors.js';
 import type { AppContext } from '../context.js';
 import { bearerToken, GATEWAY_CREDENTIALS, markAuthHook, type UserPrincipal } from '../auth/principal.js';
-import { verifyApiKeyWithTier } from '../store/keys.js';
+import { verifyKeyCached } from '../auth/key-cache.js';
 
 /**
  * Gateway credentials: an agw_ key or an OAuth access token, as `Authorization: Bearer`
@@ -21,7 +21,7 @@ export async function gatewayPrincipal(
   }
   if (!token) return null;
   if (token.startsWith('agw_')) {
-    const k = await verifyApiKeyWithTier(ctx.db, token);
+    const k = await verifyKeyCached(ctx.db, token);
     return k ? { kind: 'key', userId: k.userId, tier: k.tier, keyId: k.keyId } : null;
   }
   if (!ctx.verifyAccessToken) return null;
