@@ -186,6 +186,32 @@ describe('the SQLite booking ledger', () => {
     }
   });
 
+  it('a store that refuses writes for a while: reads do not hang, and the booking lands once it accepts them again', async () => {
+    const f = await startGatewayFixture();
+    try {
+      const u = await f.d.user({ tier: 'pro', balance: 1 });
+      const ledger = (f.db as unknown as { ledger: Ledger }).ledger;
+      const host = (ledger as unknown as { host: { txThen: (...a: unknown[]) => Promise<unknown> } }).host;
+      const txThen = host.txThen;
+      host.txThen = () => Promise.reject(Object.assign(new Error('disk I/O error'), { code: 'SQLITE_IOERR' }));
+      try {
+        const r = await f.d.fetch('/gateway/chat', { method: 'POST', key: u.key, json: { model: 'gpt-4o-mini', messages } });
+        expect(r.status).toBe(200); // the booking is in the journal
+        const t0 = Date.now();
+        const w = await f.d.fetch('/wallet', { key: u.key });
+        expect(w.status).toBe(200);
+        expect(Date.now() - t0).toBeLessThan(5000);
+        expect(ledger.hasPending).toBe(true);
+      } finally {
+        host.txThen = txThen;
+      }
+      expect(await usageTransactions(f.db, u.id)).toHaveLength(1); // the next read applies it
+      expect(ledger.hasPending).toBe(false);
+    } finally {
+      await f.close();
+    }
+  });
+
   it('a journal that cannot be written books the call in the store before the answer goes out', async () => {
     const f = await startGatewayFixture();
     try {

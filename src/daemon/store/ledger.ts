@@ -96,33 +96,27 @@ export class Ledger {
   /**
    * Admits a call: `check` gets the admission row (undefined: no wallet, i.e. no user) and
    * the units and debit held beyond the store, and throws to refuse. When it returns, one
-   * unit is held for the call until `settle` or `abandon`.
+   * unit is held for the call until its `settle` (finalized or failed).
    */
   async admit(userId: string, usageType: string, periodKey: string, check: (row: AdmissionRow | undefined, heldUnits: number, heldDebit: number) => void): Promise<void> {
     while (this.host.locked) await this.host.unlocked();
     // from here to the end: synchronous, so no other admission or commit interleaves
     const key = keyOf(userId, usageType, periodKey);
     const version = this.host.version();
-    const user = this.userChanges.get(userId) ?? 0;
     let cached = this.rows.get(key);
-    if (!cached || cached.version !== version || cached.user !== user) {
-      const row = this.host.readNow<AdmissionRow>(ADMISSION_SQL, [usageType, usageType, periodKey, userId]);
+    if (!cached || cached.version !== version || cached.user !== (this.userChanges.get(userId) ?? 0)) {
       if (this.rows.size >= MAX_CACHED_ROWS) {
         this.rows.clear();
         this.userChanges.clear(); // together: a stale row must never meet a counter that came back to its value
       }
-      this.rows.set(key, (cached = { row, version, user }));
+      const row = this.host.readNow<AdmissionRow>(ADMISSION_SQL, [usageType, usageType, periodKey, userId]);
+      this.rows.set(key, (cached = { row, version, user: this.userChanges.get(userId) ?? 0 }));
     }
     const row = cached.row;
     const h = this.held.get(key);
     check(row, h ? h.reserved + h.booked : 0, this.debits.get(userId) ?? 0);
     if (h) h.reserved++;
     else this.held.set(key, { reserved: 1, booked: 0 });
-  }
-
-  /** Gives back the unit of an admitted call that is settled some other way (never booked). */
-  abandon(userId: string, usageType: string, periodKey: string): void {
-    this.unhold(keyOf(userId, usageType, periodKey), 'reserved');
   }
 
   /**
@@ -160,10 +154,16 @@ export class Ledger {
     this.schedule();
   }
 
-  /** Applies every pending booking; resolves when they are committed (or could not be: see the log). */
+  /**
+   * Applies every pending booking; resolves when they are committed, or when a pass made
+   * no progress (the store refuses writes just now: logged, kept, retried; a reader then
+   * goes on rather than hang).
+   */
   async drain(): Promise<void> {
     while (this.pending.size && !this.closed) {
+      const before = this.stats.applied;
       await (this.applying ??= this.applyPending().finally(() => (this.applying = null)));
+      if (this.stats.applied === before) return;
     }
   }
 
