@@ -15,8 +15,11 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-v')) {
 } else if (!existsSync(entry)) {
   process.stderr.write('agw: not built yet (dist/ is missing): run `npm install` or `npm run build` in the agw checkout\n');
   process.exitCode = 1;
+} else if (args[0] === 'serve') {
+  // the daemon runs in a worker thread of this process, whose heap can be sized (dist/cli/serve-host.js)
+  const { hostServe } = await import(new URL('../dist/cli/serve-host.js', import.meta.url).href);
+  hostServe(args, version);
 } else {
   const { main } = await import(entry.href);
-  const code = await main(args, version);
-  if (code !== 0 || args[0] !== 'serve') process.exitCode = code;
+  process.exitCode = await main(args, version);
 }

@@ -1,3 +1,4 @@
+import { isMainThread } from 'node:worker_threads';
 import pino, { type Logger } from 'pino';
 
 /** Paths whose values are secrets: never written to a log. */
@@ -35,6 +36,17 @@ interface LoggedRequest {
  * output). Request lines (debug level only) carry the headers, with credentials redacted.
  */
 export function createLogger(level: string): Logger {
+  const destination = pino.destination({ fd: 2, sync: false });
+  // pino writes out what an asynchronous destination still holds at exit on the main
+  // thread only; `agw serve` runs the daemon in a worker (src/cli/serve-host.ts)
+  if (!isMainThread)
+    process.once('exit', () => {
+      try {
+        destination.flushSync();
+      } catch {
+        // already closed: nothing left to write
+      }
+    });
   return pino(
     {
       level,
@@ -44,6 +56,6 @@ export function createLogger(level: string): Logger {
         req: (r: LoggedRequest) => ({ method: r.method, url: r.url, remoteAddress: r.ip, headers: { ...r.headers } }),
       },
     },
-    pino.destination({ fd: 2, sync: false }),
+    destination,
   );
 }
