@@ -1,5 +1,6 @@
 import type { Queryable } from './db.js';
 import { retakeQuotaUnit } from './quotas.js';
+import type { NewUsage, UsageOutcome } from './usage.js';
 import { addToSpendDaily } from './spend-rollup.js';
 import { debit } from './wallets.js';
 
@@ -8,28 +9,16 @@ import { debit } from './wallets.js';
  * rollup and the wallet get from it. The SQLite daemon writes it to the booking journal
  * before the client sees the answer and applies it to the store shortly after
  * (store/ledger.ts); `applyBooking` is that application, idempotent by usage id.
+ * The fields shared with a reserved record (NewUsage): `id` is the usage record id (also
+ * the wallet transaction's usage_id), `providerId` the provider that served a finalized
+ * call or the one reserved for a failed one, `periodKey` the quota window of admission.
  */
-export interface Booking {
-  /** the usage record id (also the wallet transaction's usage_id) */
-  id: string;
-  userId: string;
-  usageType: string;
-  endpoint: 'proxy' | 'smart' | 'chat';
-  /** finalized: the provider that served the call; failed: the one reserved for */
-  providerId: string;
-  model: string | null;
-  alias: string | null;
-  projectId: string | null;
-  /** the quota window the call was admitted in (quota_counters.period_start) */
-  periodKey: string;
+export interface Booking
+  extends Omit<NewUsage, 'now'>,
+    Pick<UsageOutcome, 'promptTokens' | 'completionTokens' | 'units' | 'rawNano' | 'customerNano'> {
   /** when the call was admitted (epoch ms): the record's created_at */
   createdAt: number;
   status: 'finalized' | 'failed';
-  promptTokens: number;
-  completionTokens: number;
-  units: number;
-  rawNano: number;
-  customerNano: number;
   httpStatus: number | null;
   /** when it settled (epoch ms): finalized_at, and the debit's time (its month's allowance) */
   settledAt: number;
