@@ -5,6 +5,8 @@ export interface KeyPrincipal {
   keyId: string;
   userId: string;
   tier: string;
+  /** the store version the key was checked at (see `verifyKeyCached`) */
+  storeVersion?: number;
 }
 
 /** Entries kept at most per store (the map is emptied when full; a miss is one query). */
@@ -23,7 +25,9 @@ const caches = new WeakMap<Db, Map<string, Entry>>();
  * writes and, through SQLite's data_version, every other process's): a revoked key, a
  * new tier or an organization switched off is seen at the next request, as without the
  * copy. Unknown or revoked keys are never kept (random keys cannot fill the memory), and
- * a hit is the full key string, so a key matching by lookup id only never hits. Without
+ * a hit is the full key string, so a key matching by lookup id only never hits. The
+ * principal carries the version it was checked at (`storeVersion`), which the gateway's
+ * admission reuses: one version read per call. Without
  * `version` (PostgreSQL: other daemons write too) every call asks the store.
  */
 export async function verifyKeyCached(db: Db, presented: string): Promise<KeyPrincipal | undefined> {
@@ -33,12 +37,13 @@ export async function verifyKeyCached(db: Db, presented: string): Promise<KeyPri
   if (!cache) caches.set(db, (cache = new Map()));
   const hit = cache.get(presented);
   if (hit && hit.version === version) return hit.p;
-  const p = await verifyApiKeyWithTier(db.hot ?? db, presented);
-  if (!p) {
+  const found = await verifyApiKeyWithTier(db.hot ?? db, presented);
+  if (!found) {
     cache.delete(presented);
     return undefined;
   }
   // stamped with the version read before the query: a change during it makes the next call ask again
+  const p = { ...found, storeVersion: version };
   if (cache.size >= MAX_ENTRIES) cache.clear();
   cache.set(presented, { p, version });
   return p;

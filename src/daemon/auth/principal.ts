@@ -7,7 +7,8 @@ import { lookupSession, SESSION_COOKIE } from './sessions.js';
 
 /** Who is calling. */
 export type Principal =
-  | { kind: 'key'; userId: string; tier: string; keyId: string }
+  /** storeVersion: the SQLite store's version the key was checked at (a call's admission is linearized there) */
+  | { kind: 'key'; userId: string; tier: string; keyId: string; storeVersion?: number }
   | { kind: 'oauth'; userId: string; tier: string; scopes: string[]; clientId: string }
   | { kind: 'session'; userId: string; tier: string; sessionId: string; csrfToken: string }
   | { kind: 'master' };

@@ -55,6 +55,13 @@ export interface ReserveInput {
   model: string | null;
   alias: string | null;
   projectId: string | null;
+  /**
+   * The store version the caller's credentials were checked at (`storeVersionOf`): the
+   * ledger's admission reuses it instead of reading the version again. Sound because an
+   * admission row stamped with it was read no earlier than that version: the call is
+   * admitted as of its authentication, never on a state older than it.
+   */
+  storeVersion?: number;
 }
 
 /** Usage ids: a random per-process prefix and a counter (unique across daemons, no RNG call per request). */
@@ -126,7 +133,7 @@ export async function reserve(ctx: AppContext, input: ReserveInput): Promise<Res
       }
       const s = lessHeld(walletState(w, usdToNano(tier.monthlyAllowance), now), heldDebit);
       if (!canSpend(s)) throw insufficientFunds(s);
-    });
+    }, input.storeVersion);
   } else await ctx.db.tx(async (q) => {
     const w = await walletWithOverride(q, input.userId, input.usageType);
     if (!w) throw new AgwError('UNAUTHORIZED', 'the account of these credentials no longer exists');

@@ -22,7 +22,7 @@ export async function gatewayPrincipal(
   if (!token) return null;
   if (token.startsWith('agw_')) {
     const k = await verifyKeyCached(ctx.db, token);
-    return k ? { kind: 'key', userId: k.userId, tier: k.tier, keyId: k.keyId } : null;
+    return k ? { kind: 'key', userId: k.userId, tier: k.tier, keyId: k.keyId, storeVersion: k.storeVersion } : null;
   }
   if (!ctx.verifyAccessToken) return null;
   const p = await ctx.verifyAccessToken(token);
@@ -42,6 +42,14 @@ export function requireGatewayAuth(ctx: AppContext, xApiKey = false) {
     }
     req.principal = p;
   }, GATEWAY_CREDENTIALS);
+}
+
+/**
+ * The store version a key was checked at (SQLite), for `reserve`: the call's admission is
+ * linearized at its authentication, so a call reads the store's version once, not twice.
+ */
+export function storeVersionOf(u: UserPrincipal): number | undefined {
+  return u.kind === 'key' ? u.storeVersion : undefined;
 }
 
 /** The principal set by `requireGatewayAuth`. */

@@ -1,4 +1,3 @@
-import { once } from 'node:events';
 import { PassThrough } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Dispatcher } from 'undici';
@@ -9,7 +8,7 @@ import { projectForMember } from '../store/projects.js';
 import { finalize, release, type Reservation } from './accounting.js';
 import { tokenCost, unitCost, type Cost, type UnitCharge } from './pricing.js';
 import type { Gateway } from './runtime.js';
-import { classifyFailure, outcomeOfStatus, UpstreamError, type UpstreamRequest } from './upstream.js';
+import { classifyFailure, outcomeOfStatus, UpstreamAbort, UpstreamError, type UpstreamRequest } from './upstream.js';
 import { SseUsageTap, usageFromJson } from './usage.js';
 
 /**
@@ -19,7 +18,7 @@ import { SseUsageTap, usageFromJson } from './usage.js';
  * connection aborts the upstream request.
  */
 export class Call {
-  private readonly controller = new AbortController();
+  private readonly controller = new UpstreamAbort();
 
   constructor(
     readonly ctx: AppContext,
@@ -33,15 +32,15 @@ export class Call {
     });
   }
 
-  get signal(): AbortSignal {
-    return this.controller.signal;
+  get signal(): UpstreamAbort {
+    return this.controller;
   }
 
   /** One upstream attempt, observed in metrics (and in the latency EWMA under `latencyKey`). */
   async send(provider: ResolvedProvider, req: UpstreamRequest, latencyKey?: string): Promise<Dispatcher.ResponseData> {
     const t0 = performance.now();
     try {
-      const res = await this.gw.upstreams.request(provider, { ...req, signal: this.controller.signal });
+      const res = await this.gw.upstreams.request(provider, { ...req, signal: this.controller });
       const ms = performance.now() - t0;
       this.ctx.metrics.observeUpstream(provider.def.id, outcomeOfStatus(res.statusCode), ms / 1000);
       if (latencyKey && res.statusCode < 300) this.gw.latency.record(latencyKey, ms);
@@ -162,6 +161,26 @@ function modelOfAnswer(body: Buffer): string | null {
   }
 }
 
+/** Resolves when `out` drains; rejects when the call is aborted (the client left) or `out` fails. */
+function drained(out: PassThrough, abort: UpstreamAbort): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const done = (err?: unknown) => {
+      out.off('drain', onDrain);
+      out.off('error', onError);
+      abort.off('abort', onAbort);
+      if (err) reject(err);
+      else resolve();
+    };
+    const onDrain = () => done();
+    const onError = (e: unknown) => done(e);
+    const onAbort = () => done(new UpstreamError('aborted', new Error('the client closed the connection')));
+    if (abort.aborted) return onAbort();
+    out.once('drain', onDrain);
+    out.once('error', onError);
+    abort.once('abort', onAbort);
+  });
+}
+
 /**
  * The answer as a stream for reply.send: written as it arrives, booked once at the end.
  * A stream that breaks off is booked for what was streamed; one that breaks off before a
@@ -188,7 +207,7 @@ function pipeBack(
         const data = rewrite ? rewrite.push(chunk) : chunk;
         if (!data.length) continue;
         wrote = true;
-        if (!out.write(data)) await once(out, 'drain', { signal: call.signal });
+        if (!out.write(data)) await drained(out, call.signal);
       }
       tap?.end();
       if (rewrite && !out.destroyed) {

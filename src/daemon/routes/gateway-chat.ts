@@ -3,7 +3,7 @@ import { AgwError } from '../../shared/errors.js';
 import { errorResponses } from '../../shared/schemas/common.js';
 import { GatewayChatBody, ProviderAnswer } from '../../shared/schemas/gateway.js';
 import { reserve, release } from '../gateway/accounting.js';
-import { gatewayUser, requireGatewayAuth } from '../gateway/auth.js';
+import { gatewayUser, requireGatewayAuth, storeVersionOf } from '../gateway/auth.js';
 import { Call, deliver, projectFor, readBody, unreachable, upstreamMessage } from '../gateway/relay.js';
 import { resolveChatModel } from '../gateway/resolve.js';
 import { gatewayOf } from '../gateway/runtime.js';
@@ -49,6 +49,7 @@ const gatewayChat: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }
       const r = await reserve(ctx, {
         userId: u.userId,
         tier: u.tier,
+        storeVersion: storeVersionOf(u),
         usageType: 'ai_chat',
         endpoint: 'chat',
         providerId: target.provider,

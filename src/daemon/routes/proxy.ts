@@ -5,11 +5,11 @@ import { AgwError } from '../../shared/errors.js';
 import { errorResponses } from '../../shared/schemas/common.js';
 import { ProviderAnswer, ProxyParams } from '../../shared/schemas/gateway.js';
 import { release, reserve } from '../gateway/accounting.js';
-import { gatewayUser, requireGatewayAuth } from '../gateway/auth.js';
+import { gatewayUser, requireGatewayAuth, storeVersionOf } from '../gateway/auth.js';
 import { unitCharge } from '../gateway/pricing.js';
 import { Call, deliver, projectFor, readBody, unreachable } from '../gateway/relay.js';
 import { gatewayOf } from '../gateway/runtime.js';
-import { forwardableHeaders, passableHeaders, providerAuthHeaders, UpstreamError } from '../gateway/upstream.js';
+import { forwardableHeaders, passableHeaders, providerAuthHeaders, UpstreamAbort, UpstreamError } from '../gateway/upstream.js';
 import { estimatePromptTokens } from '../gateway/usage.js';
 import type { RouteOptions } from './index.js';
 
@@ -64,6 +64,7 @@ const proxy: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
     const r = await reserve(ctx, {
       userId: u.userId,
       tier: u.tier,
+      storeVersion: storeVersionOf(u),
       usageType: charge?.unit.usageType ?? def.usageType,
       endpoint: 'proxy',
       providerId: id,
@@ -100,11 +101,11 @@ const proxy: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
     provider: ResolvedProvider,
     r: { path: string; query: string; headers: Record<string, string> },
   ): Promise<FastifyReply> {
-    const ac = new AbortController();
+    const ac = new UpstreamAbort();
     reply.raw.once('close', () => ac.abort());
     let up;
     try {
-      up = await gw.upstreams.request(provider, { method: 'GET', ...r, signal: ac.signal });
+      up = await gw.upstreams.request(provider, { method: 'GET', ...r, signal: ac });
     } catch (err) {
       ctx.metrics.observeUpstream(provider.def.id, err instanceof UpstreamError ? err.outcome : 'connect_error');
       throw unreachable(provider.def.id, err);

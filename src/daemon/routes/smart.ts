@@ -4,7 +4,7 @@ import { AgwError } from '../../shared/errors.js';
 import { errorResponses } from '../../shared/schemas/common.js';
 import { ChatCompletion, SmartChatBody } from '../../shared/schemas/gateway.js';
 import { release, reserve } from '../gateway/accounting.js';
-import { gatewayUser, requireGatewayAuth } from '../gateway/auth.js';
+import { gatewayUser, requireGatewayAuth, storeVersionOf } from '../gateway/auth.js';
 import { Call, deliver, isEventStream, projectFor, readBody, upstreamMessage } from '../gateway/relay.js';
 import { gatewayOf } from '../gateway/runtime.js';
 import { smartCandidates } from '../gateway/smart.js';
@@ -54,6 +54,7 @@ const smart: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
       const r = await reserve(ctx, {
         userId: u.userId,
         tier: u.tier,
+        storeVersion: storeVersionOf(u),
         usageType: 'ai_chat',
         endpoint: 'smart',
         providerId: candidates[0].provider,

@@ -96,13 +96,22 @@ export class Ledger {
   /**
    * Admits a call: `check` gets the admission row (undefined: no wallet, i.e. no user) and
    * the units and debit held beyond the store, and throws to refuse. When it returns, one
-   * unit is held for the call until its `settle` (finalized or failed).
+   * unit is held for the call until its `settle` (finalized or failed). `seenVersion`: a
+   * store version the caller read before (its authentication); cached rows are checked
+   * against it instead of a fresh read of the version, and a row read now is stamped with
+   * it (a row is never older than its stamp).
    */
-  async admit(userId: string, usageType: string, periodKey: string, check: (row: AdmissionRow | undefined, heldUnits: number, heldDebit: number) => void): Promise<void> {
+  async admit(
+    userId: string,
+    usageType: string,
+    periodKey: string,
+    check: (row: AdmissionRow | undefined, heldUnits: number, heldDebit: number) => void,
+    seenVersion?: number,
+  ): Promise<void> {
     while (this.host.locked) await this.host.unlocked();
     // from here to the end: synchronous, so no other admission or commit interleaves
     const key = keyOf(userId, usageType, periodKey);
-    const version = this.host.version();
+    const version = seenVersion ?? this.host.version();
     let cached = this.rows.get(key);
     if (!cached || cached.version !== version || cached.user !== (this.userChanges.get(userId) ?? 0)) {
       if (this.rows.size >= MAX_CACHED_ROWS) {
