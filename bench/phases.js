@@ -14,7 +14,7 @@ export async function sequentialPhase(results, scenarios, ids, { calls, warmup, 
   for (let r = 0; r < rounds; r++) {
     for (const id of ids) {
       log(`sequential round ${r + 1}/${rounds}: ${id} (${calls} calls)`);
-      const q = await runSequential(scenarios[id], { calls, warmup: r === 0 ? warmup : Math.ceil(warmup / 4) });
+      const q = await runSequential(scenarios[id], { calls, warmup: r === 0 ? warmup : Math.ceil(warmup / 10) });
       perRound[id].push(q);
       const res = results.scenarios[id];
       res.ok += q.ok;
@@ -25,7 +25,15 @@ export async function sequentialPhase(results, scenarios, ids, { calls, warmup, 
   for (const id of ids) {
     const rs = perRound[id];
     const pick = (k) => median(rs.map((q) => q[k]));
-    results.scenarios[id].seq = { p50: pick('p50'), p99: pick('p99'), ttfbP50: pick('ttfbP50'), ttfbP99: pick('ttfbP99'), rounds: rs.length };
+    results.scenarios[id].seq = {
+      p50: pick('p50'),
+      p99: pick('p99'),
+      ttfbP50: pick('ttfbP50'),
+      ttfbP99: pick('ttfbP99'),
+      rounds: rs.length,
+      // every round's p50, for a reader who wants to see the spread behind the median
+      roundP50s: rs.map((q) => q.p50),
+    };
   }
   for (const id of ids) {
     const sc = results.scenarios[id];

@@ -50,7 +50,7 @@ export function formatReport(r) {
   out.push(`agw benchmark: ${m.cpu}, ${m.cores} cores, ${m.memGb} GB, Node ${m.node}, ${m.platform}; ${r.startedAt}`);
   out.push(`load average (1 min) at start ${m.loadAvg?.[0]}, at end ${m.loadAvgEnd?.[0] ?? '-'} (other work on the machine inflates absolute figures; ratios are measured side by side)`);
   const o = r.options;
-  out.push(`sequential ${o.calls} calls x ${o.rounds} rounds (after ${o.warmup} warm-up), autocannon ${o.duration}s at ${o.connections.join('/')} connections x ${o.rounds} rounds; medians across rounds`);
+  out.push(`sequential ${o.calls} calls x ${o.seqRounds ?? o.rounds} rounds (after ${o.warmup} warm-up), autocannon ${o.duration}s at ${o.connections.join('/')} connections x ${o.rounds} rounds; medians across rounds`);
   out.push('');
   const conns = o.connections;
   const top = conns.at(-1);

@@ -18,7 +18,9 @@ import { entitlements, seedBusyUser, seedUsage, spendSummary } from './store-rea
 const HELP = `usage: node bench/run.js [options]     (npm run bench -- [options])
   --duration S       autocannon seconds per run (default 10)
   --calls N          sequential calls per scenario and round (default 2000)
-  --rounds R         interleaved rounds (default 2; memory growth needs 2)
+  --rounds R         interleaved load rounds (default 2; memory growth needs 2)
+  --seq-rounds R     interleaved sequential rounds (default 5: the median of 5 rounds
+                     stands still where one slow round moves a median of 2)
   --scenarios a,b    subset of: ${SCENARIO_IDS.join(', ')}
   --usage-rows N     usage records seeded for the spend summary (default 1000000)
   --smoke            a few seconds, tiny counts, no thresholds (CI); exit 0 when every
@@ -33,6 +35,7 @@ const OPTIONS = {
   duration: { type: 'string' },
   calls: { type: 'string' },
   rounds: { type: 'string' },
+  'seq-rounds': { type: 'string' },
   scenarios: { type: 'string' },
   'usage-rows': { type: 'string' },
   smoke: { type: 'boolean' },
@@ -63,8 +66,11 @@ const opts = {
   smoke,
   duration: num(a.duration, smoke ? 1 : 10),
   calls: num(a.calls, smoke ? 100 : 2000),
-  warmup: smoke ? 20 : 300,
+  // untimed calls before a scenario's first sequential round (fewer before later rounds):
+  // every server measured at its steady state, JIT-compiled, pools and caches filled
+  warmup: smoke ? 20 : 1000,
   rounds: num(a.rounds, smoke ? 1 : 2),
+  seqRounds: num(a['seq-rounds'], smoke ? 1 : 5),
   connections: smoke ? [10] : [10, 50],
   usageRows: num(a['usage-rows'], smoke ? 20_000 : 1_000_000),
   cliRuns: smoke ? 2 : 7,
@@ -72,8 +78,8 @@ const opts = {
 let ids = a.scenarios ? a.scenarios.split(',').map((s) => s.trim()) : [...SCENARIO_IDS];
 const unknown = ids.filter((id) => !SCENARIO_IDS.includes(id));
 if (unknown.length) usage(`unknown scenario: ${unknown.join(', ')}`);
-if (![opts.duration, opts.calls, opts.rounds, opts.usageRows].every((n) => Number.isInteger(n) && n > 0)) {
-  usage('duration, calls, rounds and usage-rows must be positive integers');
+if (![opts.duration, opts.calls, opts.rounds, opts.seqRounds, opts.usageRows].every((n) => Number.isInteger(n) && n > 0)) {
+  usage('duration, calls, rounds, seq-rounds and usage-rows must be positive integers');
 }
 // baselines are needed for "added" latency
 if (ids.some((id) => !id.endsWith('stream'))) ids.push('direct');
@@ -150,7 +156,7 @@ try {
       if (!p.available) log(`${id}: unavailable (${p.reason})`);
     }
     const live = ids.filter((id) => results.scenarios[id].available);
-    await sequentialPhase(results, scenarios, live, opts);
+    await sequentialPhase(results, scenarios, live, { ...opts, rounds: opts.seqRounds });
     return live;
   });
 

@@ -1,12 +1,14 @@
 import type { Db } from '../store/db.js';
 import { verifyApiKeyWithTier } from '../store/keys.js';
 
+/** A valid agw_ key's principal (the `key` kind of auth/principal.ts's Principal). */
 export interface KeyPrincipal {
-  keyId: string;
-  userId: string;
-  tier: string;
+  readonly kind: 'key';
+  readonly keyId: string;
+  readonly userId: string;
+  readonly tier: string;
   /** the store version the key was checked at (see `verifyKeyCached`) */
-  storeVersion?: number;
+  readonly storeVersion?: number;
 }
 
 /** Entries kept at most per store (the map is emptied when full; a miss is one query). */
@@ -20,30 +22,42 @@ interface Entry {
 const caches = new WeakMap<Db, Map<string, Entry>>();
 
 /**
+ * The in-memory copy of a valid key, if it is still valid: synchronous, so the gateway's
+ * authentication costs no promise on a hit (see `verifyKeyCached`). The principal is
+ * shared by every request that presents the key at this store version: read-only.
+ */
+export function cachedKey(db: Db, presented: string): KeyPrincipal | undefined {
+  const version = db.version?.();
+  if (version === undefined) return undefined;
+  const hit = caches.get(db)?.get(presented);
+  return hit && hit.version === version ? hit.p : undefined;
+}
+
+/**
  * `verifyApiKeyWithTier` with an in-memory copy of valid keys for a store that can say
  * when it may have changed (SQLite: `SqliteDb.version()`, which follows this daemon's own
- * writes and, through SQLite's data_version, every other process's): a revoked key, a
- * new tier or an organization switched off is seen at the next request, as without the
- * copy. Unknown or revoked keys are never kept (random keys cannot fill the memory), and
- * a hit is the full key string, so a key matching by lookup id only never hits. The
- * principal carries the version it was checked at (`storeVersion`), which the gateway's
- * admission reuses: one version read per call. Without
- * `version` (PostgreSQL: other daemons write too) every call asks the store.
+ * writes and every other process's commits): a revoked key, a new tier or an organization
+ * switched off is seen at the next request, as without the copy. Unknown or revoked keys
+ * are never kept (random keys cannot fill the memory), and a hit is the full key string,
+ * so a key matching by lookup id only never hits. The principal carries the version it
+ * was checked at (`storeVersion`), which the gateway's admission reuses: one version read
+ * per call. Without `version` (PostgreSQL: other daemons write too) every call asks the
+ * store.
  */
 export async function verifyKeyCached(db: Db, presented: string): Promise<KeyPrincipal | undefined> {
   const version = db.version?.();
-  if (version === undefined) return verifyApiKeyWithTier(db.hot ?? db, presented);
-  let cache = caches.get(db);
-  if (!cache) caches.set(db, (cache = new Map()));
-  const hit = cache.get(presented);
-  if (hit && hit.version === version) return hit.p;
-  const found = await verifyApiKeyWithTier(db.hot ?? db, presented);
-  if (!found) {
-    cache.delete(presented);
+  const found = version === undefined ? undefined : caches.get(db)?.get(presented);
+  if (found && found.version === version) return found.p;
+  const row = await verifyApiKeyWithTier(db.hot ?? db, presented);
+  if (!row) {
+    caches.get(db)?.delete(presented);
     return undefined;
   }
   // stamped with the version read before the query: a change during it makes the next call ask again
-  const p = { ...found, storeVersion: version };
+  const p: KeyPrincipal = Object.freeze({ kind: 'key', keyId: row.keyId, userId: row.userId, tier: row.tier, storeVersion: version });
+  if (version === undefined) return p;
+  let cache = caches.get(db);
+  if (!cache) caches.set(db, (cache = new Map()));
   if (cache.size >= MAX_ENTRIES) cache.clear();
   cache.set(presented, { p, version });
   return p;

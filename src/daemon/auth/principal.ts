@@ -65,7 +65,7 @@ export async function authenticate(
       if (!allowed.includes('key')) return null;
       // one indexed query: key -> user -> active organization's tier
       const key = await verifyKeyCached(ctx.db, token);
-      return key ? { kind: 'key', userId: key.userId, tier: key.tier, keyId: key.keyId } : null;
+      return key ?? null;
     }
     if (allowed.includes('oauth') && ctx.verifyAccessToken) return ctx.verifyAccessToken(token);
     return null;

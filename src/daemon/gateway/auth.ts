@@ -1,46 +1,56 @@
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AgwError } from '../../shared/errors.js';
 import type { AppContext } from '../context.js';
 import { bearerToken, GATEWAY_CREDENTIALS, markAuthHook, type UserPrincipal } from '../auth/principal.js';
-import { verifyKeyCached } from '../auth/key-cache.js';
+import { cachedKey, verifyKeyCached } from '../auth/key-cache.js';
 
 /**
  * Gateway credentials: an agw_ key or an OAuth access token, as `Authorization: Bearer`
  * or, where `xApiKey` is set (the proxy: the Anthropic SDK sends its key there), as
  * `x-api-key`. One store query per agw_ key (key, user and effective tier joined).
  */
-export async function gatewayPrincipal(
-  ctx: AppContext,
-  req: FastifyRequest,
-  xApiKey: boolean,
-): Promise<UserPrincipal | null> {
-  let token = bearerToken(req);
-  if (!token && xApiKey) {
-    const h = req.headers['x-api-key'];
-    if (typeof h === 'string' && h.trim()) token = h.trim();
-  }
+export async function gatewayPrincipal(ctx: AppContext, req: FastifyRequest, xApiKey: boolean): Promise<UserPrincipal | null> {
+  const token = presentedToken(req, xApiKey);
   if (!token) return null;
-  if (token.startsWith('agw_')) {
-    const k = await verifyKeyCached(ctx.db, token);
-    return k ? { kind: 'key', userId: k.userId, tier: k.tier, keyId: k.keyId, storeVersion: k.storeVersion } : null;
-  }
+  if (token.startsWith('agw_')) return (await verifyKeyCached(ctx.db, token)) ?? null;
   if (!ctx.verifyAccessToken) return null;
   const p = await ctx.verifyAccessToken(token);
   return p && p.kind !== 'master' ? p : null;
 }
 
-/** An onRequest hook: 401 UNAUTHORIZED unless the request carries a valid gateway credential. */
+function presentedToken(req: FastifyRequest, xApiKey: boolean): string | undefined {
+  const token = bearerToken(req);
+  if (token || !xApiKey) return token;
+  const h = req.headers['x-api-key'];
+  return typeof h === 'string' && h.trim() ? h.trim() : undefined;
+}
+
+function unauthorized(req: FastifyRequest, xApiKey: boolean): AgwError {
+  const sent = req.headers.authorization || (xApiKey && req.headers['x-api-key']);
+  return new AgwError('UNAUTHORIZED', sent ? 'invalid or revoked credentials' : 'missing credentials: send Authorization: Bearer <agw_ key or access token>');
+}
+
+/**
+ * An onRequest hook: 401 UNAUTHORIZED unless the request carries a valid gateway
+ * credential. A callback hook rather than an async one: a key still in memory (the common
+ * case) is accepted synchronously, without a promise on every call's path.
+ */
 export function requireGatewayAuth(ctx: AppContext, xApiKey = false) {
-  return markAuthHook(async function gatewayAuth(req: FastifyRequest): Promise<void> {
-    const p = await gatewayPrincipal(ctx, req, xApiKey);
-    if (!p) {
-      const sent = req.headers.authorization || (xApiKey && req.headers['x-api-key']);
-      throw new AgwError(
-        'UNAUTHORIZED',
-        sent ? 'invalid or revoked credentials' : 'missing credentials: send Authorization: Bearer <agw_ key or access token>',
-      );
+  return markAuthHook(function gatewayAuth(req: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void): void {
+    const token = presentedToken(req, xApiKey);
+    const hit = token?.startsWith('agw_') ? cachedKey(ctx.db, token) : undefined;
+    if (hit) {
+      req.principal = hit;
+      return done();
     }
-    req.principal = p;
+    gatewayPrincipal(ctx, req, xApiKey).then(
+      (p) => {
+        if (!p) return done(unauthorized(req, xApiKey));
+        req.principal = p;
+        done();
+      },
+      (err: Error) => done(err),
+    );
   }, GATEWAY_CREDENTIALS);
 }
 

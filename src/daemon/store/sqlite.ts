@@ -7,6 +7,7 @@ import { BookingJournal, lockDataDir } from './booking-journal.js';
 import { Ledger, type LedgerHost } from './ledger.js';
 import { Checkpointer } from './sqlite-checkpointer.js';
 import { GroupCommit, type GroupCommitStats } from './sqlite-group-commit.js';
+import { WalIndexWatch } from './wal-index-watch.js';
 
 type Stmt = Database.Statement<unknown[], unknown>;
 
@@ -49,6 +50,8 @@ export class SqliteDb implements Db {
   readonly hot: Queryable;
   /** bumped by every change other than a booking (see `version`) */
   private changes = 0;
+  /** commits by any connection, from the WAL-index header (null: PRAGMA data_version) */
+  private readonly walIndex: WalIndexWatch | null;
   private readonly dataVersion: Stmt;
   private lastDataVersion: number;
 
@@ -74,6 +77,7 @@ export class SqliteDb implements Db {
     });
     this.dataVersion = this.raw.prepare('PRAGMA data_version').pluck();
     this.lastDataVersion = this.dataVersion.get() as number;
+    this.walIndex = file === ':memory:' ? null : WalIndexWatch.open(file);
     this.hot = {
       dialect: 'sqlite',
       get: async <T>(sql: string, params?: Param[]) => {
@@ -136,13 +140,19 @@ export class SqliteDb implements Db {
   }
 
   /**
-   * A number that changes whenever the store may have changed other than by a gateway
-   * booking: a commit of this connection with other work in it, a statement outside a
-   * transaction, or a commit by any other connection (an `agw admin` process: SQLite's
-   * data_version). In-memory copies of keys, tiers and wallets stay valid while it holds
-   * (the ledger drops a user's wallet copy itself when it applies that user's bookings).
+   * A number that changes whenever the store may have changed: a commit of this
+   * connection with other work in it than bookings, a statement outside a transaction,
+   * or a commit by any connection seen in the WAL-index header (an `agw admin` process;
+   * this connection's own booking batches show there too, which only costs a fresh
+   * read). Without that header, SQLite's data_version (other connections' commits).
+   * In-memory copies of keys, tiers and wallets stay valid while it holds (the ledger
+   * drops a user's wallet copy itself when it applies that user's bookings).
    */
   version(): number {
+    if (this.walIndex) {
+      if (this.walIndex.changed()) this.changes++;
+      return this.changes;
+    }
     const dv = this.dataVersion.get() as number;
     if (dv !== this.lastDataVersion) {
       this.lastDataVersion = dv;
@@ -192,6 +202,7 @@ export class SqliteDb implements Db {
     await this.ledger?.close();
     while (this.group.busy) await (this.group.lock ?? new Promise((r) => setImmediate(r)));
     await this.checkpointer?.stop();
+    this.walIndex?.close();
     if (this.raw.open) this.raw.close();
     this.dirLock?.release();
     this.dirLock = null;

@@ -1,0 +1,86 @@
+import Database from 'better-sqlite3';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { SqliteDb } from '../../src/daemon/store/sqlite.js';
+import { WalIndexWatch } from '../../src/daemon/store/wal-index-watch.js';
+
+/**
+ * The daemon's in-memory copies (keys, admission rows) are valid while the store's
+ * version holds; the version follows other processes' commits through the WAL-index
+ * header. A missed commit would let a revoked key through: these tests commit from
+ * another connection and from another process and expect the change to be seen.
+ */
+const dir = mkdtempSync(join(tmpdir(), 'agw-walwatch-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const betterSqlite = createRequire(import.meta.url).resolve('better-sqlite3');
+
+function walStore(name: string): { file: string; db: Database.Database } {
+  const file = join(dir, name);
+  const db = new Database(file);
+  db.pragma('journal_mode = WAL');
+  db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT)');
+  return { file, db };
+}
+
+/** A commit by another process, as `agw admin` makes one. */
+function commitFromAnotherProcess(file: string, sql: string): void {
+  const script = `const D = require(${JSON.stringify(betterSqlite)}); const db = new D(${JSON.stringify(file)}); db.exec(${JSON.stringify(sql)}); db.close();`;
+  execFileSync(process.execPath, ['-e', script]);
+}
+
+describe('WalIndexWatch', () => {
+  it('sees commits by another connection and by another process, and nothing else', () => {
+    const { file, db } = walStore('a.db');
+    const watch = WalIndexWatch.open(file)!;
+    expect(watch).not.toBeNull();
+    expect(watch.changed()).toBe(false);
+
+    const other = new Database(file);
+    expect(other.prepare('SELECT count(*) AS n FROM t').get()).toEqual({ n: 0 });
+    expect(watch.changed()).toBe(false); // a read is no commit
+
+    other.prepare('INSERT INTO t (v) VALUES (?)').run('x');
+    expect(watch.changed()).toBe(true);
+    expect(watch.changed()).toBe(false);
+
+    commitFromAnotherProcess(file, "INSERT INTO t (v) VALUES ('from a process')");
+    expect(watch.changed()).toBe(true);
+    expect(watch.changed()).toBe(false);
+
+    // a checkpoint that empties the WAL, then a commit that restarts it
+    db.pragma('wal_checkpoint(TRUNCATE)');
+    watch.changed();
+    commitFromAnotherProcess(file, "UPDATE t SET v = 'restarted' WHERE id = 1");
+    expect(watch.changed()).toBe(true);
+
+    watch.close();
+    other.close();
+    db.close();
+  });
+
+  it('is not available without a WAL-index file', () => {
+    expect(WalIndexWatch.open(join(dir, 'missing.db'))).toBeNull();
+  });
+});
+
+describe('SqliteDb.version', () => {
+  it('moves on a commit by another process and stays put while nothing commits', async () => {
+    const file = join(dir, 'store.db');
+    const db = new SqliteDb(file);
+    await db.exec('CREATE TABLE k (id INTEGER PRIMARY KEY, revoked INTEGER NOT NULL DEFAULT 0)');
+    await db.run('INSERT INTO k (id) VALUES (1)');
+    const v0 = db.version();
+    await db.get('SELECT revoked FROM k WHERE id = 1');
+    expect(db.version()).toBe(v0);
+    commitFromAnotherProcess(file, 'UPDATE k SET revoked = 1 WHERE id = 1');
+    const v1 = db.version();
+    expect(v1).not.toBe(v0);
+    expect(db.version()).toBe(v1);
+    expect(await db.get('SELECT revoked FROM k WHERE id = 1')).toEqual({ revoked: 1 });
+    await db.close();
+  });
+});
