@@ -1,8 +1,8 @@
 import type { Queryable } from './db.js';
 import { retakeQuotaUnit } from './quotas.js';
 import type { NewUsage, UsageOutcome } from './usage.js';
-import { addToSpendDaily } from './spend-rollup.js';
-import { debit } from './wallets.js';
+import { addToSpendDaily, DAY_MS, type RollupDelta, type RollupKeyRow } from './spend-rollup.js';
+import { debitMany, type DebitInput } from './wallets.js';
 
 /**
  * A settled gateway call, whole: what the usage record, the quota counter, the spend
@@ -29,13 +29,69 @@ export interface Booking
 }
 
 /**
- * Writes one booking: the usage record in its final state, and for a finalized call its
- * quota unit, its wallet debit (one transaction keyed by the usage id) and its rollup
- * row; a failed call counts as a failure in the rollup and costs nothing. Run inside a
- * transaction. Returns false (and writes nothing) when the record already exists, so
- * replaying a journal twice books nothing twice.
+ * Writes bookings, in order: each usage record in its final state, and for the ones not
+ * in the store yet their effects, one statement per row touched rather than per booking:
+ * the spend rollup rows (calls, failures and costs summed per user, day, provider and
+ * project), the quota counters (finalized calls per user, usage type and window) and the
+ * wallets (`debitMany`: one wallet transaction per finalized call, keyed by its usage id,
+ * in order; the wallet written once). A failed call counts as a failure in the rollup and
+ * costs nothing. Run inside a transaction. A booking whose record already exists writes
+ * nothing, so replaying a journal twice books nothing twice. Returns how many were new.
  */
+export async function applyBookings(q: Queryable, batch: readonly Booking[]): Promise<number> {
+  const rollups = new Map<string, { key: RollupKeyRow; delta: RollupDelta }>();
+  const units = new Map<string, { userId: string; usageType: string; periodKey: string; n: number }>();
+  const debits = new Map<string, DebitInput[]>();
+  let fresh = 0;
+  for (const b of batch) {
+    if (!(await insertRecord(q, b))) continue;
+    fresh++;
+    const finalized = b.status === 'finalized';
+    const rk = `${b.userId}\u0000${Math.floor(b.createdAt / DAY_MS)}\u0000${b.providerId}\u0000${b.projectId ?? ''}`;
+    let r = rollups.get(rk);
+    if (!r) {
+      r = { key: { user_id: b.userId, provider_id: b.providerId, project_id: b.projectId, created_at: b.createdAt }, delta: { calls: 0, failures: 0, rawNano: 0, customerNano: 0 } };
+      rollups.set(rk, r);
+    }
+    r.delta.calls++;
+    if (!finalized) {
+      r.delta.failures++;
+      continue;
+    }
+    r.delta.rawNano += b.rawNano;
+    r.delta.customerNano += b.customerNano;
+    const uk = `${b.userId}\u0000${b.usageType}\u0000${b.periodKey}`;
+    const u = units.get(uk);
+    if (u) u.n++;
+    else units.set(uk, { userId: b.userId, usageType: b.usageType, periodKey: b.periodKey, n: 1 });
+    const list = debits.get(b.userId) ?? [];
+    if (!list.length) debits.set(b.userId, list);
+    list.push({
+      userId: b.userId,
+      amount: b.customerNano,
+      monthlyAllowance: b.monthlyAllowance,
+      type: 'usage',
+      description: b.description,
+      providerId: b.providerId,
+      model: b.model,
+      projectId: b.projectId,
+      usageId: b.id,
+      now: b.settledAt,
+    });
+  }
+  for (const { key, delta } of rollups.values()) await addToSpendDaily(q, key, delta);
+  for (const u of units.values()) await retakeQuotaUnit(q, u.userId, u.usageType, u.periodKey, u.n);
+  for (const [userId, list] of debits) await debitMany(q, userId, list);
+  return fresh;
+}
+
+/** One booking (`applyBookings` of one): true when it was new. */
 export async function applyBooking(q: Queryable, b: Booking): Promise<boolean> {
+  return (await applyBookings(q, [b])) === 1;
+}
+
+/** The usage record in its final state; false (nothing written) when it already exists. */
+async function insertRecord(q: Queryable, b: Booking): Promise<boolean> {
   const finalized = b.status === 'finalized';
   const r = await q.run(
     `INSERT INTO usage_records (id, user_id, usage_type, status, endpoint, provider_id, model, alias, project_id,
@@ -62,25 +118,5 @@ export async function applyBooking(q: Queryable, b: Booking): Promise<boolean> {
       b.settledAt,
     ],
   );
-  if (r.changes === 0) return false;
-  const key = { user_id: b.userId, provider_id: b.providerId, project_id: b.projectId, created_at: b.createdAt };
-  if (!finalized) {
-    await addToSpendDaily(q, key, { calls: 1, failures: 1, rawNano: 0, customerNano: 0 });
-    return true;
-  }
-  await addToSpendDaily(q, key, { calls: 1, failures: 0, rawNano: b.rawNano, customerNano: b.customerNano });
-  await retakeQuotaUnit(q, b.userId, b.usageType, b.periodKey);
-  await debit(q, {
-    userId: b.userId,
-    amount: b.customerNano,
-    monthlyAllowance: b.monthlyAllowance,
-    type: 'usage',
-    description: b.description,
-    providerId: b.providerId,
-    model: b.model,
-    projectId: b.projectId,
-    usageId: b.id,
-    now: b.settledAt,
-  });
-  return true;
+  return r.changes > 0;
 }

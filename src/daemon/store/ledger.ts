@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { BookingJournal } from './booking-journal.js';
-import { applyBooking, type Booking } from './bookings.js';
+import { applyBooking, applyBookings, type Booking } from './bookings.js';
 import type { Param, Queryable } from './db.js';
 import type { WalletRow } from './wallets.js';
 
@@ -237,9 +237,7 @@ export class Ledger {
     try {
       // the common case: the whole batch in one transaction
       await this.host.txThen(
-        async (q) => {
-          for (const b of batch) await applyBooking(q, b);
-        },
+        (q) => applyBookings(q, batch),
         () => {
           for (const b of batch) this.applied(b);
           this.stats.commits++;

@@ -57,11 +57,11 @@ export async function returnQuotaUnit(q: Queryable, userId: string, usageType: s
 }
 
 /** Takes a unit back unconditionally (a reservation swept as orphaned that finished after all). */
-export async function retakeQuotaUnit(q: Queryable, userId: string, usageType: string, periodKey: string): Promise<void> {
+export async function retakeQuotaUnit(q: Queryable, userId: string, usageType: string, periodKey: string, units = 1): Promise<void> {
   await q.run(
-    `INSERT INTO quota_counters (user_id, usage_type, period_start, used) VALUES (?, ?, ?, 1)
-     ON CONFLICT (user_id, usage_type, period_start) DO UPDATE SET used = quota_counters.used + 1`,
-    [userId, usageType, periodKey],
+    `INSERT INTO quota_counters (user_id, usage_type, period_start, used) VALUES (?, ?, ?, ?)
+     ON CONFLICT (user_id, usage_type, period_start) DO UPDATE SET used = quota_counters.used + excluded.used`,
+    [userId, usageType, periodKey, units],
   );
 }
 

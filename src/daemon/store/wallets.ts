@@ -105,20 +105,67 @@ export interface DebitResult {
 
 /** Books one debit as one wallet transaction. Returns null when `requireCover` and funds are short. */
 export async function debit(q: Queryable, d: DebitInput): Promise<DebitResult | null> {
-  const now = d.now ?? Date.now();
   // Locked: the allowance is written back as an absolute value computed from this read.
   const row = await getWalletRow(q, d.userId, { forUpdate: true });
   if (!row) throw new Error(`wallet of ${d.userId} missing`);
+  const step = debitStep(row, d);
+  if (!step) return null;
+  await writeWallet(q, d.userId, step.fromBalance, step.row);
+  const transactionId = await insertDebit(q, d, step);
+  return { transactionId, fromAllowance: step.fromAllowance, fromBalance: step.fromBalance, balanceAfter: step.balanceAfter };
+}
+
+/**
+ * Several debits of one wallet, in order, as `debit` books them one after the other: one
+ * wallet transaction each, the wallet read once and written once (the booking ledger's
+ * batches). No `requireCover`: a settled call's cost is booked whatever the balance.
+ */
+export async function debitMany(q: Queryable, userId: string, ds: readonly DebitInput[]): Promise<void> {
+  const found = await getWalletRow(q, userId, { forUpdate: true });
+  if (!found) throw new Error(`wallet of ${userId} missing`);
+  let row: WalletRow = found;
+  let fromBalance = 0;
+  for (const d of ds) {
+    const step: DebitStep = debitStep(row, { ...d, requireCover: false })!;
+    await insertDebit(q, d, step);
+    fromBalance += step.fromBalance;
+    row = step.row;
+  }
+  await writeWallet(q, userId, fromBalance, row);
+}
+
+type DebitStep = Omit<DebitResult, 'transactionId'> & { row: WalletRow; now: number };
+
+/** One debit against a wallet row: where the amount comes from, and the row as it leaves it. */
+function debitStep(row: WalletRow, d: DebitInput): DebitStep | null {
+  const now = d.now ?? Date.now();
   const s = walletState(row, d.monthlyAllowance, now);
   if (d.requireCover && !s.unlimited && s.allowanceRemaining + s.balance < d.amount) return null;
   const fromAllowance = s.unlimited ? 0 : Math.min(s.allowanceRemaining, d.amount);
   const fromBalance = s.unlimited ? 0 : d.amount - fromAllowance;
   const balanceAfter = s.balance - fromBalance;
+  const next: WalletRow = {
+    ...row,
+    balance_nusd: balanceAfter,
+    allowance_month: monthKey(now),
+    allowance_used_nusd: s.allowanceUsed + fromAllowance,
+    last_allowance_at: s.lastAllowanceAt,
+    updated_at: now,
+  };
+  return { fromAllowance, fromBalance, balanceAfter, row: next, now };
+}
+
+/** The balance taken down by `fromBalance`; the allowance fields as the last step left them. */
+async function writeWallet(q: Queryable, userId: string, fromBalance: number, row: WalletRow): Promise<void> {
   await q.run(
     `UPDATE wallets SET balance_nusd = balance_nusd - ?, allowance_month = ?, allowance_used_nusd = ?,
             last_allowance_at = ?, updated_at = ? WHERE user_id = ?`,
-    [fromBalance, monthKey(now), s.allowanceUsed + fromAllowance, s.lastAllowanceAt, now, d.userId],
+    [fromBalance, row.allowance_month, row.allowance_used_nusd, row.last_allowance_at, row.updated_at, userId],
   );
+}
+
+async function insertDebit(q: Queryable, d: DebitInput, step: DebitStep): Promise<number> {
+  const { fromAllowance, balanceAfter, now } = step;
   const tx = await q.get<{ id: number }>(
     `INSERT INTO wallet_transactions (user_id, type, amount_nusd, allowance_nusd, balance_after_nusd, description,
        provider_id, model, project_id, skill_id, usage_id, created_at)
@@ -138,7 +185,7 @@ export async function debit(q: Queryable, d: DebitInput): Promise<DebitResult | 
       now,
     ],
   );
-  return { transactionId: Number(tx!.id), fromAllowance, fromBalance, balanceAfter };
+  return Number(tx!.id);
 }
 
 export async function credit(
