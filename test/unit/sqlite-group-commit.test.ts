@@ -223,7 +223,7 @@ function crashChild(dbFile: string): { killAfter(ms: number): Promise<string[]> 
   // the store module (and its checkpointer) transpiled next to the data, better-sqlite3 by absolute path
   const driver = createRequire(import.meta.url).resolve('better-sqlite3');
   // sqlite.ts and what it imports (all in the store folder)
-  for (const name of ['sqlite', 'sqlite-group-commit', 'sqlite-checkpointer', 'booking-journal', 'ledger', 'bookings', 'errors', 'quotas', 'spend-rollup', 'wallets', 'db']) {
+  for (const name of ['sqlite', 'sqlite-group-commit', 'sqlite-checkpointer', 'booking-journal', 'wal-index-watch', 'ledger', 'bookings', 'errors', 'quotas', 'spend-rollup', 'wallets', 'db']) {
     const src = readFileSync(fileURLToPath(new URL(`../../src/daemon/store/${name}.ts`, import.meta.url)), 'utf8');
     const js = ts.transpileModule(src, { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } }).outputText;
     writeFileSync(join(dir, `${name}.js`), js.replaceAll("'better-sqlite3'", JSON.stringify(driver)));
