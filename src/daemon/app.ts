@@ -2,6 +2,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, t
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import swagger from '@fastify/swagger';
 import type { AppContext } from './context.js';
+import { lazyChildLogger } from './logger.js';
 import { clientErrorHandler, installErrorHandling, sendError } from './errors.js';
 import { installRouteConventions, openApiTransform, RouteIndex } from './route-conventions.js';
 import { registerRoutes } from './routes/index.js';
@@ -34,6 +35,9 @@ export async function buildApp(ctx: AppContext): Promise<App> {
     forceCloseConnections: 'idle',
     ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, allErrors: false } },
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as FastifyInstance;
+
+  // request loggers made only when a request logs (at debug every request does)
+  if (!debug) app.setChildLoggerFactory(lazyChildLogger as unknown as Parameters<App['setChildLoggerFactory']>[0]);
 
   const routes = new RouteIndex();
   installErrorHandling(app, routes);

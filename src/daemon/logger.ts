@@ -59,3 +59,79 @@ export function createLogger(level: string): Logger {
     destination,
   );
 }
+
+type LogFn = (obj: unknown, msg?: string, ...args: unknown[]) => void;
+type Level = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
+
+/**
+ * A request's logger (fastify's `childLoggerFactory`) that becomes the real pino child
+ * (`logger.child({ reqId })`) only when something logs through it. Making the child on
+ * every request bound and redacted its bindings: ~2.5 KB of garbage and a few µs per
+ * gateway call measured (the heap's largest single source on the proxy path), for a
+ * logger that at the default level almost never writes. A line below the parent's level
+ * is dropped without making the child; a child with options of its own (a route's log
+ * level) is made at once. One small object per request: the methods are the class's.
+ */
+export function lazyChildLogger(parent: Logger, bindings: Record<string, unknown>, opts: Record<string, unknown>): Logger {
+  if (Object.keys(opts).length) return parent.child(bindings, opts);
+  return new LazyRequestLogger(parent, bindings) as unknown as Logger;
+}
+
+class LazyRequestLogger {
+  private real: Logger | undefined;
+
+  constructor(
+    private readonly parent: Logger,
+    private readonly own: Record<string, unknown>,
+  ) {}
+
+  private get logger(): Logger {
+    return (this.real ??= this.parent.child(this.own));
+  }
+
+  get level(): string {
+    return (this.real ?? this.parent).level;
+  }
+
+  set level(l: string) {
+    this.logger.level = l;
+  }
+
+  isLevelEnabled(l: string): boolean {
+    return (this.real ?? this.parent).isLevelEnabled(l);
+  }
+
+  child(b: Record<string, unknown>, o?: Record<string, unknown>): Logger {
+    return this.logger.child(b, o);
+  }
+
+  bindings(): Record<string, unknown> {
+    return this.logger.bindings();
+  }
+
+  silent(): void {}
+
+  fatal(...a: Parameters<LogFn>): void {
+    this.write('fatal', a);
+  }
+  error(...a: Parameters<LogFn>): void {
+    this.write('error', a);
+  }
+  warn(...a: Parameters<LogFn>): void {
+    this.write('warn', a);
+  }
+  info(...a: Parameters<LogFn>): void {
+    this.write('info', a);
+  }
+  debug(...a: Parameters<LogFn>): void {
+    this.write('debug', a);
+  }
+  trace(...a: Parameters<LogFn>): void {
+    this.write('trace', a);
+  }
+
+  private write(level: Level, args: Parameters<LogFn>): void {
+    if (!this.isLevelEnabled(level)) return;
+    (this.logger[level] as LogFn)(...args);
+  }
+}

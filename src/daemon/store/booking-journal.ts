@@ -30,15 +30,18 @@ export class BookingJournal {
   /** Appends one booking; throws (leaving the file as it was) when it cannot be written whole. */
   append(b: Booking): void {
     const json = JSON.stringify(b);
-    const buf = Buffer.from(`${crc32(json).toString(16).padStart(8, '0')} ${json}\n`);
-    let off = 0;
+    const line = `${crc32(json).toString(16).padStart(8, '0')} ${json}\n`;
+    const bytes = Buffer.byteLength(line);
+    let written = 0;
     try {
-      while (off < buf.length) off += writeSync(this.fd, buf, off, buf.length - off);
+      // the string as it is (no Buffer per booking); a short write is undone below
+      written = writeSync(this.fd, line);
+      if (written !== bytes) throw new Error(`booking journal: ${written} of ${bytes} bytes written`);
     } catch (e) {
-      if (off > 0) ftruncateSync(this.fd, this.size); // no torn line in front of the next one
+      if (written > 0) ftruncateSync(this.fd, this.size); // no torn line in front of the next one
       throw e;
     }
-    this.size += buf.length;
+    this.size += bytes;
   }
 
   /** Every intact booking in the file, in order. */

@@ -126,7 +126,7 @@ export async function debitMany(q: Queryable, userId: string, ds: readonly Debit
   let row: WalletRow = found;
   let fromBalance = 0;
   for (const d of ds) {
-    const step: DebitStep = debitStep(row, { ...d, requireCover: false })!;
+    const step: DebitStep = debitStep(row, d, false)!;
     await insertDebit(q, d, step);
     fromBalance += step.fromBalance;
     row = step.row;
@@ -137,10 +137,10 @@ export async function debitMany(q: Queryable, userId: string, ds: readonly Debit
 type DebitStep = Omit<DebitResult, 'transactionId'> & { row: WalletRow; now: number };
 
 /** One debit against a wallet row: where the amount comes from, and the row as it leaves it. */
-function debitStep(row: WalletRow, d: DebitInput): DebitStep | null {
+function debitStep(row: WalletRow, d: DebitInput, requireCover = d.requireCover): DebitStep | null {
   const now = d.now ?? Date.now();
   const s = walletState(row, d.monthlyAllowance, now);
-  if (d.requireCover && !s.unlimited && s.allowanceRemaining + s.balance < d.amount) return null;
+  if (requireCover && !s.unlimited && s.allowanceRemaining + s.balance < d.amount) return null;
   const fromAllowance = s.unlimited ? 0 : Math.min(s.allowanceRemaining, d.amount);
   const fromBalance = s.unlimited ? 0 : d.amount - fromAllowance;
   const balanceAfter = s.balance - fromBalance;
