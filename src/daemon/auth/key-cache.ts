@@ -45,9 +45,9 @@ export function cachedKey(db: Db, presented: string): KeyPrincipal | undefined {
  * store.
  */
 export async function verifyKeyCached(db: Db, presented: string): Promise<KeyPrincipal | undefined> {
+  const hit = cachedKey(db, presented);
+  if (hit) return hit;
   const version = db.version?.();
-  const found = version === undefined ? undefined : caches.get(db)?.get(presented);
-  if (found && found.version === version) return found.p;
   const row = await verifyApiKeyWithTier(db.hot ?? db, presented);
   if (!row) {
     caches.get(db)?.delete(presented);

@@ -48,12 +48,12 @@ export class SqliteDb implements Db {
   private dirLock: { release(): void } | null = null;
   /** reads that do not wait for pending bookings (see Db.hot) */
   readonly hot: Queryable;
-  /** bumped by every change other than a booking (see `version`) */
+  /** the changes seen so far (see `version`) */
   private changes = 0;
-  /** commits by any connection, from the WAL-index header (null: PRAGMA data_version) */
+  /** commits by any connection, from the WAL-index header; else PRAGMA data_version (other connections') */
   private readonly walIndex: WalIndexWatch | null;
-  private readonly dataVersion: Stmt;
-  private lastDataVersion: number;
+  private readonly dataVersion: Stmt | null;
+  private lastDataVersion = 0;
 
   constructor(private readonly file: string) {
     if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
@@ -75,17 +75,17 @@ export class SqliteDb implements Db {
       if (!bookingsOnly) this.changes++;
       if (commits === CHECKPOINTER_AFTER) this.checkpointer?.start();
     });
-    this.dataVersion = this.raw.prepare('PRAGMA data_version').pluck();
-    this.lastDataVersion = this.dataVersion.get() as number;
     this.walIndex = file === ':memory:' ? null : WalIndexWatch.open(file);
+    this.dataVersion = this.walIndex ? null : this.raw.prepare('PRAGMA data_version').pluck();
+    if (this.dataVersion) this.lastDataVersion = this.dataVersion.get() as number;
     this.hot = {
       dialect: 'sqlite',
       get: async <T>(sql: string, params?: Param[]) => {
-        while (this.group.lock) await this.group.lock;
+        await this.unlocked();
         return this.prep(sql).get(...bind(params)) as T | undefined;
       },
       all: async <T>(sql: string, params?: Param[]) => {
-        while (this.group.lock) await this.group.lock;
+        await this.unlocked();
         return this.prep(sql).all(...bind(params)) as T[];
       },
       run: () => Promise.reject(new Error('Db.hot is for reads')),
@@ -106,9 +106,7 @@ export class SqliteDb implements Db {
         get locked() {
           return self.group.lock !== null;
         },
-        unlocked: async () => {
-          while (this.group.lock) await this.group.lock;
-        },
+        unlocked: () => this.unlocked(),
         readNow: <T>(sql: string, params: Param[]) => this.prep(sql).get(...bind(params)) as T | undefined,
         txThen: (fn, after) => this.group.tx(fn, after, true),
         version: () => this.version(),
@@ -153,7 +151,7 @@ export class SqliteDb implements Db {
       if (this.walIndex.changed()) this.changes++;
       return this.changes;
     }
-    const dv = this.dataVersion.get() as number;
+    const dv = this.dataVersion!.get() as number;
     if (dv !== this.lastDataVersion) {
       this.lastDataVersion = dv;
       this.changes++;
@@ -166,21 +164,24 @@ export class SqliteDb implements Db {
     if (this.ledger?.hasPending) await this.ledger.drain().catch(() => undefined);
   }
 
+  /** Waits until no transaction batch runs (its uncommitted work must not be read). */
+  private async unlocked(): Promise<void> {
+    while (this.group.lock) await this.group.lock;
+  }
+
   async get<T>(sql: string, params?: Param[]): Promise<T | undefined> {
     await this.settled();
-    while (this.group.lock) await this.group.lock;
-    return this.prep(sql).get(...bind(params)) as T | undefined;
+    return this.hot.get<T>(sql, params);
   }
 
   async all<T>(sql: string, params?: Param[]): Promise<T[]> {
     await this.settled();
-    while (this.group.lock) await this.group.lock;
-    return this.prep(sql).all(...bind(params)) as T[];
+    return this.hot.all<T>(sql, params);
   }
 
   async run(sql: string, params?: Param[]): Promise<RunResult> {
     await this.settled();
-    while (this.group.lock) await this.group.lock;
+    await this.unlocked();
     this.changes++;
     return { changes: this.prep(sql).run(...bind(params)).changes };
   }
@@ -192,7 +193,7 @@ export class SqliteDb implements Db {
 
   async exec(sql: string): Promise<void> {
     await this.settled();
-    while (this.group.lock) await this.group.lock;
+    await this.unlocked();
     this.changes++;
     this.raw.exec(sql);
   }
