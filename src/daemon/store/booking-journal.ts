@@ -16,6 +16,9 @@ import { StoreOpenError } from './errors.js';
  * an exclusive SQLite lock on `agw.db-daemon.lock` for the process's lifetime (the
  * operating system drops it when the process dies, however it dies).
  */
+/** A line's checksum field: the CRC32 of its JSON, 8 hex digits. */
+const checksum = (json: string) => crc32(json).toString(16).padStart(8, '0');
+
 export class BookingJournal {
   private readonly fd: number;
   /** bytes in the file */
@@ -30,7 +33,7 @@ export class BookingJournal {
   /** Appends one booking; throws (leaving the file as it was) when it cannot be written whole. */
   append(b: Booking): void {
     const json = JSON.stringify(b);
-    const line = `${crc32(json).toString(16).padStart(8, '0')} ${json}\n`;
+    const line = `${checksum(json)} ${json}\n`;
     const bytes = Buffer.byteLength(line);
     let written = 0;
     try {
@@ -59,7 +62,7 @@ export class BookingJournal {
       const sp = line.indexOf(' ');
       if (sp !== 8) continue;
       const json = line.slice(9);
-      if (crc32(json).toString(16).padStart(8, '0') !== line.slice(0, 8)) continue;
+      if (checksum(json) !== line.slice(0, 8)) continue;
       try {
         out.push(JSON.parse(json) as Booking);
       } catch {
