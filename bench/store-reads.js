@@ -31,7 +31,7 @@ export async function seedBusyUser(dataDir, { email, password }) {
     dist('daemon/store/open.js'),
     dist('daemon/store/users.js'),
     dist('daemon/store/keys.js'),
-    dist('daemon/store/wallets.js'),
+    dist('daemon/money/wallets.js'),
     dist('daemon/store/projects.js'),
     dist('daemon/store/quota-overrides.js'),
     dist('daemon/auth/password.js'),

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { finalize, release, reserve } from '../../src/daemon/gateway/accounting.js';
+import { finalize, release, reserve } from '../../src/daemon/money/calls.js';
 import { sweepOrphans } from '../../src/daemon/gateway/sweeper.js';
-import { quotaPeriod } from '../../src/daemon/store/quotas.js';
+import { quotaPeriod } from '../../src/daemon/money/quotas.js';
 import { quotaUsed, startGatewayFixture, usageRecords, usageTransactions, walletRow, type GatewayFixture } from '../helpers/gateway-fixture.js';
 import { usePostgres } from '../helpers/pg.js';
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startTestDaemon, type TestDaemon, type TestUser } from '../helpers/daemon.js';
 import { getJson, portalLogin, type PortalSession } from '../helpers/portal.js';
 import { createProject } from '../../src/daemon/store/projects.js';
-import { quotaPeriod } from '../../src/daemon/store/quotas.js';
+import { quotaPeriod } from '../../src/daemon/money/quotas.js';
 
 describe('portal keys, projects and entitlements', () => {
   let td: TestDaemon;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { finalize, reserve } from '../../src/daemon/gateway/accounting.js';
+import { finalize, reserve } from '../../src/daemon/money/calls.js';
 import { sweepOrphans } from '../../src/daemon/gateway/sweeper.js';
 import type { Db } from '../../src/daemon/store/db.js';
 import { createProject } from '../../src/daemon/store/projects.js';

@@ -4,15 +4,15 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startOpenAiSim } from '../../src/daemon/demo/upstreams.js';
-import { BookingJournal } from '../../src/daemon/store/booking-journal.js';
-import type { Booking } from '../../src/daemon/store/bookings.js';
-import type { Ledger } from '../../src/daemon/store/ledger.js';
-import { quotaPeriod } from '../../src/daemon/store/quotas.js';
+import { BookingJournal } from '../../src/daemon/money/journal.js';
+import type { Booking } from '../../src/daemon/money/bookings.js';
+import type { Ledger } from '../../src/daemon/money/sqlite-ledger.js';
+import { quotaPeriod } from '../../src/daemon/money/quotas.js';
 import { runCli, spawnServe } from '../helpers/cli.js';
 import { OPENAI_KEY, quotaUsed, startGatewayFixture, usageRecords, usageTransactions } from '../helpers/gateway-fixture.js';
 
 /**
- * The SQLite daemon books gateway calls through a journal (store/ledger.ts): one line
+ * The SQLite daemon books gateway calls through a journal (money/sqlite-ledger.ts): one line
  * appended before the answer goes out, applied to the store in batches after. These tests
  * kill the daemon, hand it a journal left by a crash, run a second daemon on the same
  * directory, change the store from `agw admin` processes while it runs, and take the

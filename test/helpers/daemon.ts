@@ -5,7 +5,7 @@ import { loadConfig } from '../../src/shared/config/load.js';
 import { startDaemon, type Daemon } from '../../src/daemon/serve.js';
 import { createUser } from '../../src/daemon/store/users.js';
 import { createApiKey } from '../../src/daemon/store/keys.js';
-import { credit, setUnlimited } from '../../src/daemon/store/wallets.js';
+import { credit, setUnlimited } from '../../src/daemon/money/wallets.js';
 import { setQuotaOverride } from '../../src/daemon/store/quota-overrides.js';
 import { hashPassword } from '../../src/daemon/auth/password.js';
 import { usdToNano } from '../../src/shared/money.js';

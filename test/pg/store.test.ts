@@ -5,7 +5,7 @@ import { openAndMigrate } from '../../src/daemon/store/open.js';
 import { MIGRATIONS, SCHEMA_VERSION, migrate } from '../../src/daemon/store/migrate.js';
 import type { Db } from '../../src/daemon/store/db.js';
 import { createUser, userByEmail } from '../../src/daemon/store/users.js';
-import { credit, debit, getWalletRow, listTransactions } from '../../src/daemon/store/wallets.js';
+import { credit, debit, getWalletRow, listTransactions } from '../../src/daemon/money/wallets.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/pg.js';
 
 /**

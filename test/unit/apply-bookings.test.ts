@@ -2,12 +2,12 @@ import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { applyBooking, applyBookings, type Booking } from '../../src/daemon/store/bookings.js';
+import { applyBooking, applyBookings, type Booking } from '../../src/daemon/money/bookings.js';
 import { migrate } from '../../src/daemon/store/migrate.js';
 import { SqliteDb } from '../../src/daemon/store/sqlite.js';
-import { quotaPeriod } from '../../src/daemon/store/quotas.js';
+import { quotaPeriod } from '../../src/daemon/money/quotas.js';
 import { createUser } from '../../src/daemon/store/users.js';
-import { credit } from '../../src/daemon/store/wallets.js';
+import { credit } from '../../src/daemon/money/wallets.js';
 import { usdToNano } from '../../src/shared/money.js';
 
 /**

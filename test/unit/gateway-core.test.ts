@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/shared/config/load.js';
 import { tokenCostNano } from '../../src/shared/money.js';
 import { Breaker } from '../../src/daemon/gateway/breaker.js';
-import { priceRow, tokenCost } from '../../src/daemon/gateway/pricing.js';
+import { priceRow, tokenCost } from '../../src/daemon/money/pricing.js';
 import { MessagesToCommonSse } from '../../src/daemon/gateway/sse-translate.js';
 import { toCommonBody, toMessagesBody } from '../../src/daemon/gateway/translate.js';
 import { SseUsageTap, estimatePromptTokens, usageFromJson } from '../../src/daemon/gateway/usage.js';

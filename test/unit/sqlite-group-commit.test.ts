@@ -1,8 +1,8 @@
 import Database from 'better-sqlite3';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import ts from 'typescript';
@@ -220,15 +220,22 @@ describe('SQLite group commit', () => {
  * the test kills it with SIGKILL and then inspects the file.
  */
 function crashChild(dbFile: string): { killAfter(ms: number): Promise<string[]> } {
-  // the store module (and its checkpointer) transpiled next to the data, better-sqlite3 by absolute path
+  // the store module and what it imports (the store and money folders, shared helpers)
+  // transpiled next to the data in the same layout, better-sqlite3 by absolute path
   const driver = createRequire(import.meta.url).resolve('better-sqlite3');
-  // sqlite.ts and what it imports (all in the store folder)
-  for (const name of ['sqlite', 'sqlite-group-commit', 'sqlite-checkpointer', 'booking-journal', 'wal-index-watch', 'ledger', 'bookings', 'errors', 'quotas', 'spend-rollup', 'wallets', 'db']) {
-    const src = readFileSync(fileURLToPath(new URL(`../../src/daemon/store/${name}.ts`, import.meta.url)), 'utf8');
-    const js = ts.transpileModule(src, { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } }).outputText;
-    writeFileSync(join(dir, `${name}.js`), js.replaceAll("'better-sqlite3'", JSON.stringify(driver)));
+  const src = fileURLToPath(new URL('../../src/', import.meta.url));
+  for (const folder of ['daemon/store', 'daemon/money', 'shared']) {
+    for (const name of readdirSync(join(src, folder), { recursive: true }) as string[]) {
+      if (!name.endsWith('.ts')) continue;
+      const out = join(dir, folder, name.replace(/\.ts$/, '.js'));
+      const js = ts.transpileModule(readFileSync(join(src, folder, name), 'utf8'), {
+        compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
+      }).outputText;
+      mkdirSync(dirname(out), { recursive: true });
+      writeFileSync(out, js.replaceAll("'better-sqlite3'", JSON.stringify(driver)));
+    }
   }
-  const mod = join(dir, 'sqlite.js');
+  const mod = join(dir, 'daemon/store/sqlite.js');
   const ackFile = join(dir, 'acks.txt');
   const script = `
     import { openSync, writeSync } from 'node:fs';

@@ -7,7 +7,7 @@ import { migrate } from '../../src/daemon/store/migrate.js';
 import { createUser, effectiveTier } from '../../src/daemon/store/users.js';
 import { addOrgMember, createOrg, setOrgActive } from '../../src/daemon/store/orgs.js';
 import { createApiKey, revokeApiKey, verifyApiKey } from '../../src/daemon/store/keys.js';
-import { credit, debit, getWalletRow, listTransactions } from '../../src/daemon/store/wallets.js';
+import { credit, debit, getWalletRow, listTransactions } from '../../src/daemon/money/wallets.js';
 import { usdToNano } from '../../src/shared/money.js';
 
 /** Issue #2 point 3: the embedded SQLite store and the repositories on it. */

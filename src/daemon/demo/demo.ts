@@ -3,7 +3,7 @@ import type { AppContext } from '../context.js';
 import { startDemoUpstreams, type DemoUpstreams } from './upstreams.js';
 import { createUser, userByEmail } from '../store/users.js';
 import { createApiKey } from '../store/keys.js';
-import { credit, getWalletRow } from '../store/wallets.js';
+import { credit, getWalletRow } from '../money/wallets.js';
 import { hashPassword } from '../auth/password.js';
 import { usdToNano } from '../../shared/money.js';
 

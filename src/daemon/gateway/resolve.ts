@@ -2,7 +2,7 @@ import type { Target } from '../../shared/config/defaults.js';
 import type { ResolvedConfig } from '../../shared/config/resolve.js';
 import { AgwError, type ErrorCode } from '../../shared/errors.js';
 import type { ModelBand } from '../../shared/providers/index.js';
-import { tierOf } from './accounting.js';
+import { tierOf } from '../money/calls.js';
 
 /**
  * Model resolution for the unified chat endpoint: only the two chat providers serve it,

@@ -1,7 +1,7 @@
 import type { SmartRouteClass, Target } from '../../shared/config/defaults.js';
 import type { ResolvedConfig } from '../../shared/config/resolve.js';
 import type { ModelBand } from '../../shared/providers/index.js';
-import { priceRow } from './pricing.js';
+import { priceRow } from '../money/pricing.js';
 import type { Gateway } from './runtime.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { AppContext } from '../context.js';
 import { staleReservations } from '../store/usage.js';
-import { releaseById } from './accounting.js';
+import { releaseById } from '../money/calls.js';
 
 /**
  * Releases reservations orphaned by a crash (or a call stuck past the TTL): records still

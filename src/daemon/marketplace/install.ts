@@ -5,8 +5,8 @@ import type { AppContext } from '../context.js';
 import type { Queryable } from '../store/db.js';
 import { bumpInstallCount, insertInstall, installOf, setInstalledVersion } from '../store/skill-installs.js';
 import { skillById, type SkillRow } from '../store/skills.js';
-import { credit, debit } from '../store/wallets.js';
-import { allowanceNano, loadWalletState } from '../services/wallet.js';
+import { credit, debit } from '../money/wallets.js';
+import { allowanceNano, loadWalletState } from '../money/wallet-view.js';
 import { notFound } from './access.js';
 
 /**

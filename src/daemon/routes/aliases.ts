@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { ResolvedConfig } from '../../shared/config/resolve.js';
 import { AliasesResponse, type AliasesResponseT } from '../../shared/schemas/gateway.js';
-import { tierOf } from '../gateway/accounting.js';
+import { tierOf } from '../money/calls.js';
 import { gatewayPrincipal } from '../gateway/auth.js';
 import { CHAT_PROVIDERS, isAllowed, isChatProvider } from '../gateway/resolve.js';
 import { smartRouteProviderOrder } from '../gateway/smart.js';

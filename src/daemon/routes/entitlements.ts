@@ -6,14 +6,14 @@ import { USAGE_TYPES } from '../../shared/providers/index.js';
 import { errorResponses } from '../../shared/schemas/common.js';
 import { Entitlements, type EntitlementsT } from '../../shared/schemas/gateway.js';
 import type { AppContext } from '../context.js';
-import { tierOf } from '../gateway/accounting.js';
+import { tierOf } from '../money/calls.js';
 import { gatewayUser, requireGatewayAuth } from '../gateway/auth.js';
 import { entitledModels } from '../gateway/resolve.js';
-import { walletView } from '../services/wallet.js';
+import { walletView } from '../money/wallet-view.js';
 import { requireScope } from '../auth/principal.js';
 import { quotaOverrides } from '../store/quota-overrides.js';
-import { quotaPeriod, quotaUsage } from '../store/quotas.js';
-import { getWalletRow, walletState } from '../store/wallets.js';
+import { quotaPeriod, quotaUsage } from '../money/quotas.js';
+import { getWalletRow, walletState } from '../money/wallets.js';
 import type { RouteOptions } from './index.js';
 
 export const ENTITLEMENTS_TTL_SECONDS = 60;

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { AgwError } from '../../shared/errors.js';
 import { errorResponses } from '../../shared/schemas/common.js';
 import { GatewayChatBody, ProviderAnswer } from '../../shared/schemas/gateway.js';
-import { reserve, release } from '../gateway/accounting.js';
+import { reserve, release } from '../money/calls.js';
 import { gatewayUser, requireGatewayAuth, storeVersionOf } from '../gateway/auth.js';
 import { Call, deliver, projectFor, readBody, unreachable, upstreamMessage } from '../gateway/relay.js';
 import { resolveChatModel } from '../gateway/resolve.js';

@@ -6,7 +6,7 @@ import { modelKey } from '../../shared/config/resolve.js';
 import { requireAuth, userOf } from '../auth/principal.js';
 import { projectsOfUser } from '../store/projects.js';
 import { quotaOverrides } from '../store/quota-overrides.js';
-import { quotaPeriod } from '../store/quotas.js';
+import { quotaPeriod } from '../money/quotas.js';
 import type { RouteOptions } from './index.js';
 
 /**

@@ -3,7 +3,7 @@ import type { SmartRouteClass } from '../../shared/config/defaults.js';
 import { AgwError } from '../../shared/errors.js';
 import { errorResponses } from '../../shared/schemas/common.js';
 import { ChatCompletion, SmartChatBody } from '../../shared/schemas/gateway.js';
-import { release, reserve } from '../gateway/accounting.js';
+import { release, reserve } from '../money/calls.js';
 import { gatewayUser, requireGatewayAuth, storeVersionOf } from '../gateway/auth.js';
 import { Call, deliver, isEventStream, projectFor, readBody, upstreamMessage } from '../gateway/relay.js';
 import { gatewayOf } from '../gateway/runtime.js';

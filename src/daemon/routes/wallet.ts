@@ -3,8 +3,8 @@ import { errorResponses } from '../../shared/schemas/common.js';
 import { TopupBody, TransactionsQuery, Wallet, WalletTransactions } from '../../shared/schemas/wallet.js';
 import { usdToNano } from '../../shared/money.js';
 import { ACCOUNT_CREDENTIALS, requireAuth, userOf } from '../auth/principal.js';
-import { credit, listTransactions } from '../store/wallets.js';
-import { loadWalletState, transactionView, walletView } from '../services/wallet.js';
+import { credit, listTransactions } from '../money/wallets.js';
+import { loadWalletState, transactionView, walletView } from '../money/wallet-view.js';
 import type { RouteOptions } from './index.js';
 
 /** The contract's wallet endpoints: balance, transactions, top-up. */

@@ -1,6 +1,6 @@
 import { forUpdate, type Queryable } from './db.js';
 import { addToSpendDaily, ROLLUP_KEY_COLUMNS, type RollupKeyRow } from './spend-rollup.js';
-import type { WalletRow } from './wallets.js';
+import type { WalletRow } from '../money/wallets.js';
 
 /**
  * Usage records: one per metered gateway call. Lifecycle (spec "States and transitions"):

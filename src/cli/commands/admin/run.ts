@@ -11,7 +11,7 @@ import type { MigrationReport } from '../../../daemon/store/migrate.js';
 import { createUser, findUser, setUserTier, userByEmail, type UserRow } from '../../../daemon/store/users.js';
 import { addOrgMember, createOrg, orgById, setOrgActive } from '../../../daemon/store/orgs.js';
 import { createApiKey, revokeApiKey } from '../../../daemon/store/keys.js';
-import { credit, setUnlimited } from '../../../daemon/store/wallets.js';
+import { credit, setUnlimited } from '../../../daemon/money/wallets.js';
 import { setQuotaOverride } from '../../../daemon/store/quota-overrides.js';
 import { addProjectMember, createProject, projectByUid } from '../../../daemon/store/projects.js';
 import { hashPassword } from '../../../daemon/auth/password.js';

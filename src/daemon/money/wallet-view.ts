@@ -1,6 +1,6 @@
 import type { AppContext } from '../context.js';
 import type { Queryable } from '../store/db.js';
-import { getWalletRow, walletState, type WalletState, type WalletTxRow } from '../store/wallets.js';
+import { getWalletRow, walletState, type WalletState, type WalletTxRow } from './wallets.js';
 import { nanoToUsd, usdToNano } from '../../shared/money.js';
 import type { WalletT } from '../../shared/schemas/wallet.js';
 

@@ -1,7 +1,7 @@
 import type { ModelInfo, ResolvedConfig, ResolvedProvider } from '../../shared/config/resolve.js';
 import { findUnitPrice, type UnitPrice } from '../../shared/providers/index.js';
 import { tokenCostNano, usdToNano } from '../../shared/money.js';
-import type { TokenUsage } from './usage.js';
+import type { TokenUsage } from '../gateway/usage.js';
 
 /**
  * What one call costs, in nano-USD. Token-priced:
@@ -48,7 +48,7 @@ export function priceRow(config: ResolvedConfig, provider: string, model: string
 }
 
 /** Unknown models are charged at the provider's most expensive catalog rate (never free). */
-function dearestRow(config: ResolvedConfig, provider: string): ModelInfo | undefined {
+export function dearestRow(config: ResolvedConfig, provider: string): ModelInfo | undefined {
   let best: ModelInfo | undefined;
   for (const m of modelsOf(config, provider)) {
     if (!best || m.inputPer1M + m.outputPer1M > best.inputPer1M + best.outputPer1M) best = m;

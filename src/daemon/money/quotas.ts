@@ -1,4 +1,4 @@
-import type { Queryable } from './db.js';
+import type { Queryable } from '../store/db.js';
 
 /**
  * Per-user usage-type quota counters. The window is the calendar month (UTC); a counter

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
-import type { BookingJournal } from './booking-journal.js';
+import type { BookingJournal } from './journal.js';
 import { applyBooking, applyBookings, type Booking } from './bookings.js';
-import type { Param, Queryable } from './db.js';
+import type { Param, Queryable } from '../store/db.js';
 import type { WalletRow } from './wallets.js';
 
 /** What the ledger needs from the SQLite Db that owns it. */

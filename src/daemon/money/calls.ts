@@ -5,14 +5,14 @@ import { AgwError } from '../../shared/errors.js';
 import { nanoToUsd, usdToNano } from '../../shared/money.js';
 import type { UsageType } from '../../shared/providers/index.js';
 import type { AppContext } from '../context.js';
-import type { Booking } from '../store/bookings.js';
-import type { Ledger } from '../store/ledger.js';
-import { quotaPeriod, retakeQuotaUnit, returnQuotaUnit, takeQuotaUnit } from '../store/quotas.js';
+import type { Booking } from './bookings.js';
+import type { Ledger } from './sqlite-ledger.js';
+import { quotaPeriod, retakeQuotaUnit, returnQuotaUnit, takeQuotaUnit } from './quotas.js';
 import { SqliteDb } from '../store/sqlite.js';
 import { failUsage, finalizeUsage, insertReservedUsage, walletWithOverride, type NewUsage } from '../store/usage.js';
-import { canSpend, debit, walletState, type WalletState } from '../store/wallets.js';
+import { canSpend, debit, walletState, type WalletState } from './wallets.js';
 import type { Cost } from './pricing.js';
-import { inflightOf } from './inflight.js';
+import { inflightOf } from '../gateway/inflight.js';
 
 /**
  * The money side of a gateway call, in three steps:
@@ -23,7 +23,7 @@ import { inflightOf } from './inflight.js';
  *              usage id (UNIQUE: booked exactly once); before the client sees the end.
  *   release  — on a non-2xx answer or an upstream failure: record 'failed', refund the unit.
  * Two ways to keep the books, chosen by the store:
- *   - the SQLite daemon's ledger (store/ledger.ts): reserve holds the unit in memory after
+ *   - the SQLite daemon's ledger (money/sqlite-ledger.ts): reserve holds the unit in memory after
  *     one read, finalize/release append one line to the booking journal, and the writes
  *     reach the store in batches; one daemon per SQLite store makes this exact.
  *   - otherwise (PostgreSQL, several daemons): one transaction per step, the reservation a

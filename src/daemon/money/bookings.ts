@@ -1,14 +1,14 @@
-import type { Queryable } from './db.js';
+import type { Queryable } from '../store/db.js';
 import { retakeQuotaUnit } from './quotas.js';
-import type { NewUsage, UsageOutcome } from './usage.js';
-import { addToSpendDaily, DAY_MS, type RollupDelta, type RollupKeyRow } from './spend-rollup.js';
+import type { NewUsage, UsageOutcome } from '../store/usage.js';
+import { addToSpendDaily, DAY_MS, type RollupDelta, type RollupKeyRow } from '../store/spend-rollup.js';
 import { debitMany, type DebitInput } from './wallets.js';
 
 /**
  * A settled gateway call, whole: what the usage record, the quota counter, the spend
  * rollup and the wallet get from it. The SQLite daemon writes it to the booking journal
  * before the client sees the answer and applies it to the store shortly after
- * (store/ledger.ts); `applyBooking` is that application, idempotent by usage id.
+ * (money/sqlite-ledger.ts); `applyBooking` is that application, idempotent by usage id.
  * The fields shared with a reserved record (NewUsage): `id` is the usage record id (also
  * the wallet transaction's usage_id), `providerId` the provider that served a finalized
  * call or the one reserved for a failed one, `periodKey` the quota window of admission.

@@ -1,4 +1,4 @@
-import { forUpdate, type Queryable } from './db.js';
+import { forUpdate, type Queryable } from '../store/db.js';
 
 /**
  * Wallet arithmetic. Spending order: this calendar month's allowance (from the tier)
