@@ -172,9 +172,16 @@ describe('POST /api/gateway/chat refusals (nothing reaches the upstream, nothing
     const res = await f.d.fetch('/gateway/chat', { method: 'POST', key: u.key, json: { model: 'gpt-4o-mini', messages } });
     expect(res.status).toBe(402);
     const body = await res.json();
-    expect(body).toMatchObject({ code: 'INSUFFICIENT_FUNDS', details: { balance: 0, currency: 'USD', monthlyAllowance: 0 } });
+    expect(body).toMatchObject({
+      code: 'INSUFFICIENT_FUNDS',
+      details: { balance: 0, currency: 'USD', monthlyAllowance: 0, held: 0, available: 0, maxAffordableTokens: 0 },
+    });
+    expect(body.details.required).toBeGreaterThan(0);
+    expect(body.error).toMatch(/may cost up to \$[0-9.]+ and \$0\.00 is available/);
     expect(await quotaUsed(f.db, u.id)).toBe(0);
     expect(await usageRecords(f.db, u.id)).toEqual([]);
+    // the request log keeps the refusal, free
+    expect(await usageRecords(f.db, u.id, { refused: true })).toMatchObject([{ status: 'refused', answerStatus: 402, code: 'INSUFFICIENT_FUNDS', customer: 0 }]);
   });
 
   it('an unlimited wallet with no balance may call; the call is still recorded as a transaction', async () => {

@@ -1,7 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { finalize, release, reserve } from '../../src/daemon/money/calls.js';
-import { sweepOrphans } from '../../src/daemon/gateway/sweeper.js';
-import { quotaPeriod } from '../../src/daemon/money/quotas.js';
 import { quotaUsed, startGatewayFixture, usageRecords, usageTransactions, walletRow, type GatewayFixture } from '../helpers/gateway-fixture.js';
 import { usePostgres } from '../helpers/pg.js';
 
@@ -14,6 +12,8 @@ afterAll(async () => {
 });
 
 const messages = [{ role: 'user', content: 'Hello there' }];
+/** a hold of 9000 nano-USD, as a small token-priced call would take */
+const HOLD = { nano: 9000, tokens: 100, promptNano: 1000, outputNanoPerToken: 80, outputCap: 100 };
 const chat = (key: string, model = 'gpt-4o-mini', extra: Record<string, unknown> = {}) =>
   f.d.fetch('/gateway/chat', { method: 'POST', key, json: { model, messages, ...extra } });
 
@@ -94,14 +94,14 @@ describe('metrics', () => {
   });
 });
 
-// PostgreSQL keeps a reservation as a 'reserved' record (several daemons share the counts);
-// the SQLite daemon holds it in memory and books the call whole through its journal
-// (test/foundation/ledger.test.ts covers the crash side of that).
+// The SQLite daemon holds a call's unit and money in memory and books the call whole
+// through its journal (test/foundation/ledger.test.ts covers the crash side of that;
+// test/pg covers the lease engine of several daemons).
 describe.skipIf(usePostgres)('reservations held by the SQLite ledger', () => {
   it('an admitted call holds its unit until it settles; a release refunds it and records a failure', async () => {
     const u = await f.d.user({ tier: 'free', balance: 1, quotas: { ai_chat: 1 } });
     const ctx = f.d.daemon.ctx;
-    const r = await reserve(ctx, { userId: u.id, tier: 'free', usageType: 'ai_chat', endpoint: 'chat', providerId: 'openai', model: 'gpt-4o-mini', alias: null, projectId: null });
+    const r = await reserve(ctx, { userId: u.id, tier: 'free', usageType: 'ai_chat', endpoint: 'chat', providerId: 'openai', model: 'gpt-4o-mini', alias: null, projectId: null, quote: HOLD });
     expect((await chat(u.key)).status).toBe(429); // the call in flight holds the only unit
     expect(await usageRecords(f.db, u.id)).toEqual([]); // nothing in the store while it runs
     await release(ctx, r, 503);
@@ -116,7 +116,7 @@ describe.skipIf(usePostgres)('reservations held by the SQLite ledger', () => {
   it('a finalized call counts against the quota and the wallet before it reaches the store', async () => {
     const u = await f.d.user({ tier: 'free', balance: 0.000009, quotas: { ai_chat: 2 } });
     const ctx = f.d.daemon.ctx;
-    const r = await reserve(ctx, { userId: u.id, tier: 'free', usageType: 'ai_chat', endpoint: 'chat', providerId: 'openai', model: 'gpt-4o-mini', alias: null, projectId: null });
+    const r = await reserve(ctx, { userId: u.id, tier: 'free', usageType: 'ai_chat', endpoint: 'chat', providerId: 'openai', model: 'gpt-4o-mini', alias: null, projectId: null, quote: HOLD });
     const cost = { model: 'gpt-4o-mini', promptTokens: 10, completionTokens: 5, units: 0, rawNano: 4500, customerNano: 9000 };
     await finalize(ctx, r, 'openai', cost, 200);
     // the booking is in the journal; the next admission counts its unit and its debit
@@ -127,37 +127,6 @@ describe.skipIf(usePostgres)('reservations held by the SQLite ledger', () => {
     expect(await walletRow(f.db, u.id)).toMatchObject({ balance: 0 }); // a read applies what is pending
     expect(ledger?.hasPending).toBe(false);
     expect(await quotaUsed(f.db, u.id)).toBe(1);
-  });
-});
-
-describe.skipIf(!usePostgres)('orphaned reservations', () => {
-  it('a reservation left by a crash is released by the sweeper after the TTL and its unit refunded', async () => {
-    const u = await f.d.user({ tier: 'free', balance: 1, quotas: { ai_chat: 1 } });
-    const ctx = f.d.daemon.ctx;
-    await reserve(ctx, { userId: u.id, tier: 'free', usageType: 'ai_chat', endpoint: 'chat', providerId: 'openai', model: 'gpt-4o-mini', alias: null, projectId: null });
-    // the "crashed" call holds the only unit
-    expect((await chat(u.key)).status).toBe(429);
-    expect(await sweepOrphans(ctx)).toBe(0); // younger than the TTL: left alone
-    const released = await sweepOrphans(ctx, Date.now() + ctx.config.gateway.reservationTtlMs + 1000);
-    expect(released).toBeGreaterThanOrEqual(1);
-    expect((await usageRecords(f.db, u.id))[0]).toMatchObject({ status: 'failed', httpStatus: null });
-    expect(await quotaUsed(f.db, u.id)).toBe(0);
-    expect((await chat(u.key)).status).toBe(200);
-  });
-
-  it('a call swept while still running is booked once when it finishes, and takes its unit again', async () => {
-    const u = await f.d.user({ tier: 'free', balance: 1 });
-    const ctx = f.d.daemon.ctx;
-    const r = await reserve(ctx, { userId: u.id, tier: 'free', usageType: 'ai_chat', endpoint: 'chat', providerId: 'openai', model: 'gpt-4o-mini', alias: null, projectId: null });
-    await sweepOrphans(ctx, Date.now() + ctx.config.gateway.reservationTtlMs + 1000);
-    expect(await quotaUsed(f.db, u.id)).toBe(0);
-    const cost = { model: 'gpt-4o-mini', promptTokens: 10, completionTokens: 5, units: 0, rawNano: 4500, customerNano: 9000 };
-    await finalize(ctx, r, 'openai', cost, 200);
-    await finalize(ctx, r, 'openai', cost, 200); // a second settle is a no-op
-    expect((await usageRecords(f.db, u.id))[0]).toMatchObject({ status: 'finalized', customer: 9000 });
-    expect(await quotaUsed(f.db, u.id)).toBe(1);
-    expect((await usageTransactions(f.db, u.id)).map((t) => t.amount)).toEqual([-9000]);
-    expect(r.periodKey).toBe(quotaPeriod().key);
   });
 });
 

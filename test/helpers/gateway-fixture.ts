@@ -93,10 +93,19 @@ export interface UsageRow {
   customer: number;
   httpStatus: number | null;
   usageType: string;
+  /** what agw answered, its error code, the call's hold and what was written off (nano-USD) */
+  answerStatus: number | null;
+  code: string | null;
+  hold: number;
+  writtenOff: number;
 }
 
-export async function usageRecords(db: Db, userId: string): Promise<UsageRow[]> {
-  const rows = await db.all<Record<string, unknown>>('SELECT * FROM usage_records WHERE user_id = ? ORDER BY created_at, id', [userId]);
+/** The user's records of calls that reached admission's end: finalized and failed (`refused: true` adds refused ones). */
+export async function usageRecords(db: Db, userId: string, opts: { refused?: boolean } = {}): Promise<UsageRow[]> {
+  const rows = await db.all<Record<string, unknown>>(
+    `SELECT * FROM usage_records WHERE user_id = ?${opts.refused ? '' : " AND status <> 'refused'"} ORDER BY created_at, id`,
+    [userId],
+  );
   return rows.map((r) => ({
     id: String(r.id),
     status: String(r.status),
@@ -111,6 +120,10 @@ export async function usageRecords(db: Db, userId: string): Promise<UsageRow[]> 
     customer: Number(r.customer_cost_nusd),
     httpStatus: r.http_status === null ? null : Number(r.http_status),
     usageType: String(r.usage_type),
+    answerStatus: r.answer_status === null ? null : Number(r.answer_status),
+    code: (r.error_code as string | null) ?? null,
+    hold: Number(r.hold_nusd),
+    writtenOff: Number(r.written_off_nusd),
   }));
 }
 

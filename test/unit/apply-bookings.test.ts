@@ -67,6 +67,17 @@ function bookings(users: string[]): Booking[] {
       settledAt: at,
       monthlyAllowance: ALLOWANCE,
       description: `test ${i}`,
+      keyId: null,
+      keyPeriod: null,
+      cachedTokens: 0,
+      holdNano: 3_000_000,
+      writtenOffNano: 0,
+      stream: false,
+      answerStatus: failed ? 503 : 200,
+      errorCode: failed ? 'UPSTREAM_UNREACHABLE' : null,
+      latencyMs: 12.5,
+      ttfbMs: 12.5,
+      attempts: 1,
     });
   }
   return out;

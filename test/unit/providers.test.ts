@@ -141,7 +141,7 @@ describe('required models and prices', () => {
   ];
 
   it.each(openaiModels)('openai %s is %s at %s/%s/%s', (model, band, input, output, cached) => {
-    expect(findModelPrice('openai', model)).toEqual({
+    expect(findModelPrice('openai', model)).toMatchObject({
       model,
       band,
       inputPer1M: input,
@@ -151,13 +151,22 @@ describe('required models and prices', () => {
   });
 
   it.each(anthropicModels)('anthropic %s is %s at %s/%s/%s', (model, band, input, output, cached) => {
-    expect(findModelPrice('anthropic', model)).toEqual({
+    expect(findModelPrice('anthropic', model)).toMatchObject({
       model,
       band,
       inputPer1M: input,
       outputPer1M: output,
       cachedInputPer1M: cached,
     });
+  });
+
+  it('every LLM model names its output limit (what a call without max_tokens is held for)', () => {
+    for (const def of Object.values(PROVIDERS)) {
+      if (def.pricing.kind !== 'llm') continue;
+      for (const m of def.pricing.models) expect(m.maxOutputTokens, `${def.id}/${m.model}`).toBeGreaterThanOrEqual(1000);
+    }
+    expect(findModelPrice('openai', 'gpt-4o-mini')?.maxOutputTokens).toBe(16_384);
+    expect(findModelPrice('anthropic', 'claude-sonnet-4-5')?.maxOutputTokens).toBe(64_000);
   });
 
   it('wires the openai and anthropic upstreams', () => {

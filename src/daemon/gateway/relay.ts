@@ -39,6 +39,7 @@ export class Call {
   /** One upstream attempt, observed in metrics (and in the latency EWMA under `latencyKey`). */
   async send(provider: ResolvedProvider, req: UpstreamRequest, latencyKey?: string): Promise<Dispatcher.ResponseData> {
     const t0 = performance.now();
+    this.reservation.attempts++;
     try {
       const res = await this.gw.upstreams.request(provider, { ...req, signal: this.controller });
       const ms = performance.now() - t0;
@@ -132,8 +133,9 @@ export async function deliver(call: Call, up: Dispatcher.ResponseData, o: Delive
   try {
     body = await readBody(up);
   } catch (err) {
-    await release(ctx, reservation, null);
-    throw unreachable(o.provider.def.id, err);
+    const e = unreachable(o.provider.def.id, err);
+    await release(ctx, reservation, null, { err: e });
+    throw e;
   }
   const format = o.provider.def.usageFormat;
   const usage = usageFromJson(format, body) ?? { prompt: o.price.kind === 'tokens' ? o.price.promptEstimate : 0, completion: 0, cached: 0 };
@@ -206,6 +208,7 @@ function pipeBack(
         if (out.destroyed) break;
         const data = rewrite ? rewrite.push(chunk) : chunk;
         if (!data.length) continue;
+        if (!wrote) call.reservation.firstByteAt = performance.now();
         wrote = true;
         if (!out.write(data)) await drained(out, call.signal);
       }

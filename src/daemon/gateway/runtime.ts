@@ -1,10 +1,9 @@
 import type { AppContext } from '../context.js';
 import { Breaker, LatencyTracker } from './breaker.js';
-import { startSweeper } from './sweeper.js';
 import { Upstreams } from './upstream.js';
 import { inflightOf } from './inflight.js';
 
-/** The gateway's long-lived state, one per daemon: upstream pools, breaker, latencies, sweeper. */
+/** The gateway's long-lived state, one per daemon: upstream pools, breaker, latencies. */
 export interface Gateway {
   upstreams: Upstreams;
   breaker: Breaker;
@@ -22,11 +21,9 @@ export function gatewayOf(ctx: AppContext): Gateway {
       breaker: new Breaker(g),
       latency: new LatencyTracker(),
     };
-    const stopSweeper = startSweeper(ctx);
     ctx.onClose.push(async () => {
       // calls whose clients left are still settling: let them book before the store closes
       await inflightOf(ctx).idle(5_000);
-      stopSweeper();
       await created.upstreams.close();
     });
     runtimes.set(ctx, created);

@@ -5,62 +5,64 @@ import { AgwError } from '../../shared/errors.js';
 import { nanoToUsd, usdToNano } from '../../shared/money.js';
 import type { UsageType } from '../../shared/providers/index.js';
 import type { AppContext } from '../context.js';
-import type { Booking } from './bookings.js';
-import type { Ledger } from './sqlite-ledger.js';
-import { quotaPeriod, retakeQuotaUnit, returnQuotaUnit, takeQuotaUnit } from './quotas.js';
-import { SqliteDb } from '../store/sqlite.js';
-import { failUsage, finalizeUsage, insertReservedUsage, walletWithOverride, type NewUsage } from '../store/usage.js';
-import { canSpend, debit, walletState, type WalletState } from './wallets.js';
-import type { Cost } from './pricing.js';
 import { inflightOf } from '../gateway/inflight.js';
+import type { Booking } from './bookings.js';
+import type { Refusal } from './engine.js';
+import { maxAffordableTokens, usdText, type Quote } from './hold.js';
+import { moneyOf } from './index.js';
+import type { Cost } from './pricing.js';
+import { quotaPeriod } from './quotas.js';
+import { capAtHold } from './settle.js';
 
 /**
- * The money side of a gateway call, in three steps:
- *   reserve  — before the upstream is contacted: take 1 quota unit, check the wallet can
- *              spend, hold the call as reserved.
- *   finalize — record tokens and costs against the concrete model, debit the wallet
- *              (allowance first, then balance) as one wallet transaction keyed by the
- *              usage id (UNIQUE: booked exactly once); before the client sees the end.
- *   release  — on a non-2xx answer or an upstream failure: record 'failed', refund the unit.
- * Two ways to keep the books, chosen by the store:
- *   - the SQLite daemon's ledger (money/sqlite-ledger.ts): reserve holds the unit in memory after
- *     one read, finalize/release append one line to the booking journal, and the writes
- *     reach the store in batches; one daemon per SQLite store makes this exact.
- *   - otherwise (PostgreSQL, several daemons): one transaction per step, the reservation a
- *     'reserved' usage record, orphans released by the sweeper.
+ * The money side of one gateway call, as the routes see it:
+ *   reserve  — before the upstream is contacted: admission takes 1 quota unit and the
+ *              call's hold (its worst-case cost, hold.ts), or refuses with 402/429.
+ *   finalize — the call was served: it is booked with its actual cost, never more than
+ *              the hold (the excess is written off), the hold released; before the client
+ *              sees the end of the answer.
+ *   release  — the upstream failed or refused: booked as a failure, costs nothing.
+ * Each settles once. The engine behind it (engine.ts) depends on the store.
  */
 export interface Reservation {
   id: string;
   userId: string;
+  keyId: string | null;
   tier: string;
   usageType: UsageType;
   periodKey: string;
-  endpoint: NewUsage['endpoint'];
+  endpoint: Booking['endpoint'];
   projectId: string | null;
-  /** set synchronously by the first finalize/release: a call settles once */
-  settled: boolean;
-  /** ledger bookkeeping: what the booking needs that the durable path keeps in the record */
   providerId: string;
   model: string | null;
   alias: string | null;
+  stream: boolean;
+  /** the hold admission took (0 on an unlimited wallet's call is still the quote) */
+  holdNano: number;
   createdAt: number;
+  /** performance.now() at admission, and of the first byte sent back (request log) */
+  startedAt: number;
+  firstByteAt: number | null;
+  /** upstream attempts made */
+  attempts: number;
+  /** set synchronously by the first finalize/release: a call settles once */
+  settled: boolean;
 }
 
 export interface ReserveInput {
   userId: string;
   tier: string;
+  keyId?: string | null;
   usageType: UsageType;
-  endpoint: NewUsage['endpoint'];
+  endpoint: Booking['endpoint'];
   providerId: string;
   model: string | null;
   alias: string | null;
   projectId: string | null;
-  /**
-   * The store version the caller's credentials were checked at (`storeVersionOf`): the
-   * ledger's admission reuses it instead of reading the version again. Sound because an
-   * admission row stamped with it was read no earlier than that version: the call is
-   * admitted as of its authentication, never on a state older than it.
-   */
+  stream?: boolean;
+  /** the call's worst case (hold.ts) */
+  quote: Quote;
+  /** the store version the caller's credentials were checked at (SQLite; see Ledger.admit) */
   storeVersion?: number;
 }
 
@@ -92,166 +94,162 @@ function quotaExceeded(config: ResolvedConfig, tier: TierDef, usageType: UsageTy
   );
 }
 
-export function insufficientFunds(s: WalletState): AgwError {
+/**
+ * 402 INSUFFICIENT_FUNDS for a call whose hold the wallet cannot cover, saying what the
+ * call may cost, what is available, and (token-priced) the max_tokens it can afford.
+ */
+export function insufficientFunds(r: Extract<Refusal, { kind: 'funds' }>, quote: Quote): AgwError {
+  const s = r.wallet;
+  const available = Math.max(0, s.allowanceRemaining + s.balance - r.held);
+  const affordable = maxAffordableTokens(quote, available);
+  const inFlight = r.held > 0 ? ` (calls in flight hold ${usdText(r.held)})` : '';
+  const fix =
+    affordable !== undefined && affordable >= 1
+      ? `send max_tokens ≤ ${affordable.toLocaleString('en-US')} or top up the wallet`
+      : 'top up the wallet or ask an operator for credit';
   return new AgwError(
     'INSUFFICIENT_FUNDS',
-    'insufficient funds: the wallet balance and this month’s allowance are used up; top up with POST /api/wallet/topup',
-    { balance: nanoToUsd(s.balance), currency: s.currency, monthlyAllowance: nanoToUsd(s.allowance) },
+    `insufficient funds: this request may cost up to ${usdText(quote.nano)} and ${usdText(available)} is available${inFlight}: ${fix}`,
+    {
+      balance: nanoToUsd(s.balance),
+      currency: s.currency,
+      monthlyAllowance: nanoToUsd(s.allowance),
+      monthlyAllowanceRemaining: nanoToUsd(s.allowanceRemaining),
+      held: nanoToUsd(r.held),
+      available: nanoToUsd(available),
+      required: nanoToUsd(quote.nano),
+      ...(affordable !== undefined ? { maxAffordableTokens: affordable } : {}),
+    },
     NO_RETRY,
   );
-}
-
-/** The daemon's booking ledger when the store has one (SQLite). */
-function ledgerOf(ctx: AppContext): Ledger | null {
-  return ctx.db instanceof SqliteDb ? ctx.db.ledger : null;
-}
-
-/** A wallet state with debits not applied to the store yet taken off (allowance first). */
-function lessHeld(s: WalletState, held: number): WalletState {
-  if (!held || s.unlimited) return s;
-  const fromAllowance = Math.min(s.allowanceRemaining, held);
-  return {
-    ...s,
-    allowanceUsed: s.allowanceUsed + fromAllowance,
-    allowanceRemaining: s.allowanceRemaining - fromAllowance,
-    balance: s.balance - (held - fromAllowance),
-  };
 }
 
 export async function reserve(ctx: AppContext, input: ReserveInput): Promise<Reservation> {
   const tier = tierOf(ctx.config, input.tier);
   const now = Date.now();
   const period = quotaPeriod(now);
-  const id = nextUsageId();
-  const ledger = ledgerOf(ctx);
-  if (ledger) {
-    await ledger.admit(input.userId, input.usageType, period.key, (w, heldUnits, heldDebit) => {
-      if (!w) throw new AgwError('UNAUTHORIZED', 'the account of these credentials no longer exists');
-      const limit = w.quota_override !== null ? Number(w.quota_override) : (tier.quotas[input.usageType] ?? 0);
-      if (limit === 0 || (limit > 0 && Number(w.quota_used ?? 0) + heldUnits >= limit)) {
-        throw quotaExceeded(ctx.config, tier, input.usageType, limit, period.end);
-      }
-      const s = lessHeld(walletState(w, usdToNano(tier.monthlyAllowance), now), heldDebit);
-      if (!canSpend(s)) throw insufficientFunds(s);
-    }, input.storeVersion);
-  } else await ctx.db.tx(async (q) => {
-    const w = await walletWithOverride(q, input.userId, input.usageType);
-    if (!w) throw new AgwError('UNAUTHORIZED', 'the account of these credentials no longer exists');
-    const limit = w.quota_override !== null ? Number(w.quota_override) : (tier.quotas[input.usageType] ?? 0);
-    if (!(await takeQuotaUnit(q, input.userId, input.usageType, period.key, limit))) {
-      throw quotaExceeded(ctx.config, tier, input.usageType, limit, period.end);
-    }
-    const s = walletState(w, usdToNano(tier.monthlyAllowance), now);
-    if (!canSpend(s)) throw insufficientFunds(s); // rolls the quota unit back too
-    await insertReservedUsage(q, { ...input, id, periodKey: period.key, now });
-  });
-  inflightOf(ctx).begin();
-  return {
-    id,
+  const r: Reservation = {
+    id: nextUsageId(),
     userId: input.userId,
+    keyId: input.keyId ?? null,
     tier: input.tier,
     usageType: input.usageType,
     periodKey: period.key,
     endpoint: input.endpoint,
     projectId: input.projectId,
-    settled: false,
     providerId: input.providerId,
     model: input.model,
     alias: input.alias,
+    stream: input.stream === true,
+    holdNano: input.quote.nano,
     createdAt: now,
+    startedAt: performance.now(),
+    firstByteAt: null,
+    attempts: 0,
+    settled: false,
   };
+  const money = await moneyOf(ctx);
+  const refusal = await money.admit({
+    id: r.id,
+    userId: r.userId,
+    tier,
+    usageType: r.usageType,
+    periodKey: r.periodKey,
+    holdNano: r.holdNano,
+    now,
+    storeVersion: input.storeVersion,
+  });
+  if (refusal) {
+    const err =
+      refusal.kind === 'no-account'
+        ? new AgwError('UNAUTHORIZED', 'the account of these credentials no longer exists')
+        : refusal.kind === 'quota'
+          ? quotaExceeded(ctx.config, tier, r.usageType, refusal.limit, period.end)
+          : insufficientFunds(refusal, input.quote);
+    if (refusal.kind !== 'no-account') money.record(bookingOf(ctx, r, { status: 'refused', err }));
+    throw err;
+  }
+  inflightOf(ctx).begin();
+  return r;
 }
 
-/** The whole booking of a settled call, for the ledger. */
-function bookingOf(ctx: AppContext, r: Reservation, settle: { providerId: string; cost: Cost | null; httpStatus: number | null }): Booking {
-  const c = settle.cost;
+interface SettleInput {
+  status: Booking['status'];
+  providerId?: string;
+  cost?: Cost;
+  httpStatus?: number | null;
+  /** the refusal agw answered (refused calls, and failures answered with an agw error) */
+  err?: AgwError;
+  answerStatus?: number;
+}
+
+/** The whole booking of a settled (or refused) call. */
+function bookingOf(ctx: AppContext, r: Reservation, s: SettleInput): Booking {
+  const c = s.status === 'finalized' ? s.cost : undefined;
+  const providerId = s.providerId ?? r.providerId;
+  const capped = c ? capAtHold(c.customerNano, r.holdNano) : { charged: 0, writtenOff: 0 };
+  const done = performance.now();
   return {
     id: r.id,
     userId: r.userId,
+    keyId: r.keyId,
     usageType: r.usageType,
     endpoint: r.endpoint,
-    providerId: settle.providerId,
+    providerId,
     model: c ? c.model : r.model,
     alias: r.alias,
     projectId: r.projectId,
     periodKey: r.periodKey,
+    keyPeriod: null,
     createdAt: r.createdAt,
-    status: c ? 'finalized' : 'failed',
+    status: s.status,
+    httpStatus: s.httpStatus ?? null,
     promptTokens: c?.promptTokens ?? 0,
     completionTokens: c?.completionTokens ?? 0,
+    cachedTokens: c?.cachedTokens ?? 0,
     units: c?.units ?? 0,
     rawNano: c?.rawNano ?? 0,
-    customerNano: c?.customerNano ?? 0,
-    httpStatus: settle.httpStatus,
+    customerNano: capped.charged,
+    holdNano: s.status === 'refused' ? 0 : r.holdNano,
+    writtenOffNano: capped.writtenOff,
     settledAt: Date.now(),
     monthlyAllowance: usdToNano(tierOf(ctx.config, r.tier).monthlyAllowance),
-    description: c ? describe(r, settle.providerId, c) : '',
+    description: c ? describe(r, providerId, c, capped.writtenOff) : '',
+    stream: r.stream,
+    answerStatus: s.answerStatus ?? s.err?.status ?? (s.status === 'finalized' ? 200 : 503),
+    errorCode: s.err?.code ?? null,
+    latencyMs: round3(done - r.startedAt),
+    ttfbMs: r.firstByteAt === null ? (s.status === 'finalized' ? round3(done - r.startedAt) : null) : round3(r.firstByteAt - r.startedAt),
+    attempts: r.attempts,
   };
 }
 
-const describe = (r: Reservation, providerId: string, cost: Cost) => `${r.endpoint} ${providerId}${cost.model ? `/${cost.model}` : ''}`;
+const round3 = (ms: number) => Math.round(ms * 1000) / 1000;
+
+function describe(r: Reservation, providerId: string, cost: Cost, writtenOff: number): string {
+  const what = `${r.endpoint} ${providerId}${cost.model ? `/${cost.model}` : ''}`;
+  return writtenOff > 0 ? `${what} (capped at its hold ${usdText(r.holdNano)}: ${usdText(writtenOff)} written off)` : what;
+}
 
 export async function finalize(ctx: AppContext, r: Reservation, providerId: string, cost: Cost, httpStatus: number): Promise<void> {
   if (r.settled) return;
   r.settled = true;
   try {
-    await book(ctx, r, providerId, cost, httpStatus);
+    const b = bookingOf(ctx, r, { status: 'finalized', providerId, cost, httpStatus, answerStatus: httpStatus });
+    if (b.writtenOffNano > 0) ctx.metrics.inc('agw_written_off_nusd_total', b.writtenOffNano, { provider: providerId });
+    await (await moneyOf(ctx)).settle(b);
   } finally {
     inflightOf(ctx).end();
   }
 }
 
-async function book(ctx: AppContext, r: Reservation, providerId: string, cost: Cost, httpStatus: number): Promise<void> {
-  const ledger = ledgerOf(ctx);
-  if (ledger) return ledger.settle(bookingOf(ctx, r, { providerId, cost, httpStatus }));
-  const now = Date.now();
-  const tier = tierOf(ctx.config, r.tier);
-  await ctx.db.tx(async (q) => {
-    const outcome = { ...cost, providerId, httpStatus, now };
-    if (!(await finalizeUsage(q, r.id, 'reserved', outcome))) {
-      // swept as orphaned while it was still running: it finished after all, so take the unit again
-      if (!(await finalizeUsage(q, r.id, 'failed', outcome))) return;
-      await retakeQuotaUnit(q, r.userId, r.usageType, r.periodKey);
-    }
-    await debit(q, {
-      userId: r.userId,
-      amount: cost.customerNano,
-      monthlyAllowance: usdToNano(tier.monthlyAllowance),
-      type: 'usage',
-      description: describe(r, providerId, cost),
-      providerId,
-      model: cost.model,
-      projectId: r.projectId,
-      usageId: r.id,
-      now,
-    });
-  });
-}
-
-export async function release(ctx: AppContext, r: Reservation, httpStatus: number | null): Promise<void> {
+/** Books a call that was not served (the upstream failed or refused): free, its hold released. */
+export async function release(ctx: AppContext, r: Reservation, httpStatus: number | null, answer?: { status?: number; err?: AgwError }): Promise<void> {
   if (r.settled) return;
   r.settled = true;
   try {
-    const ledger = ledgerOf(ctx);
-    if (ledger) await ledger.settle(bookingOf(ctx, r, { providerId: r.providerId, cost: null, httpStatus }));
-    else await releaseById(ctx, r.id, r.userId, r.usageType, r.periodKey, httpStatus);
+    await (await moneyOf(ctx)).settle(bookingOf(ctx, r, { status: 'failed', httpStatus, err: answer?.err, answerStatus: answer?.status ?? answer?.err?.status ?? httpStatus ?? 503 }));
   } finally {
     inflightOf(ctx).end();
   }
-}
-
-export async function releaseById(
-  ctx: AppContext,
-  id: string,
-  userId: string,
-  usageType: string,
-  periodKey: string,
-  httpStatus: number | null,
-): Promise<boolean> {
-  const now = Date.now();
-  return ctx.db.tx(async (q) => {
-    if (!(await failUsage(q, id, httpStatus, now))) return false;
-    await returnQuotaUnit(q, userId, usageType, periodKey);
-    return true;
-  });
 }

@@ -64,7 +64,7 @@ export class BookingJournal {
       const json = line.slice(9);
       if (checksum(json) !== line.slice(0, 8)) continue;
       try {
-        out.push(JSON.parse(json) as Booking);
+        out.push(upgrade(JSON.parse(json) as Partial<Booking>));
       } catch {
         /* a checksum collision on garbage: skip it */
       }
@@ -92,6 +92,28 @@ export class BookingJournal {
     closeSync(this.fd);
     if (this.walFd !== null) closeSync(this.walFd);
   }
+}
+
+/**
+ * A booking as this version writes it, from a line an older version wrote (before holds
+ * and the request log: those fields default to what such a call had).
+ */
+function upgrade(b: Partial<Booking>): Booking {
+  const finalized = b.status === 'finalized';
+  return {
+    keyId: null,
+    keyPeriod: null,
+    cachedTokens: 0,
+    holdNano: b.customerNano ?? 0,
+    writtenOffNano: 0,
+    stream: false,
+    answerStatus: finalized ? (b.httpStatus ?? 200) : 503,
+    errorCode: null,
+    latencyMs: null,
+    ttfbMs: null,
+    attempts: 1,
+    ...b,
+  } as Booking;
 }
 
 /**

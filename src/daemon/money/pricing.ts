@@ -13,6 +13,8 @@ export interface Cost {
   model: string | null;
   promptTokens: number;
   completionTokens: number;
+  /** the part of promptTokens billed at the cached rate */
+  cachedTokens: number;
   units: number;
   rawNano: number;
   customerNano: number;
@@ -68,6 +70,7 @@ export function tokenCost(config: ResolvedConfig, provider: ResolvedProvider, mo
     model,
     promptTokens: u.prompt,
     completionTokens: u.completion,
+    cachedTokens: cached,
     units: 0,
     rawNano: raw,
     customerNano: Math.round(raw * provider.margin),
@@ -101,5 +104,5 @@ export function unitCharge(provider: ResolvedProvider, path: string, body: unkno
 export function unitCost(provider: ResolvedProvider, charge: UnitCharge | undefined, model: string | null): Cost {
   const units = charge?.units ?? 0;
   const raw = charge ? usdToNano(units * charge.unit.price) : 0;
-  return { model, promptTokens: 0, completionTokens: 0, units, rawNano: raw, customerNano: Math.round(raw * provider.margin) };
+  return { model, promptTokens: 0, completionTokens: 0, cachedTokens: 0, units, rawNano: raw, customerNano: Math.round(raw * provider.margin) };
 }

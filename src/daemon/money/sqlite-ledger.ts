@@ -73,6 +73,8 @@ export class Ledger {
   private readonly pending = new Map<string, Booking>();
   private readonly held = new Map<string, Held>();
   private readonly debits = new Map<string, number>();
+  /** per user: the holds of calls admitted and not settled (their worst-case cost) */
+  private readonly holds = new Map<string, { nano: number; calls: number }>();
   /** admission rows read before, valid while the store's version and the user's count hold */
   private readonly rows = new Map<string, { row: AdmissionRow | undefined; version: number; user: number }>();
   /** per user: bumped when a booking of theirs reaches the store (their cached row is stale) */
@@ -85,7 +87,8 @@ export class Ledger {
 
   constructor(
     private readonly host: LedgerHost,
-    private readonly journal: BookingJournal,
+    /** null: an in-memory store, whose bookings are applied before `settle` returns */
+    private readonly journal: BookingJournal | null,
     private readonly log: Pick<Logger, 'error' | 'warn'> = console,
   ) {}
 
@@ -94,23 +97,26 @@ export class Ledger {
   }
 
   /**
-   * Admits a call: `check` gets the admission row (undefined: no wallet, i.e. no user) and
-   * the units and debit held beyond the store, and throws to refuse. When it returns, one
-   * unit is held for the call until its `settle` (finalized or failed). `seenVersion`: a
-   * store version the caller read before (its authentication); cached rows are checked
-   * against it instead of a fresh read of the version, and a row read now is stamped with
-   * it (a row is never older than its stamp).
+   * Admits a call: `check` gets the admission row (undefined: no wallet, i.e. no user),
+   * the units held beyond the store and the money spoken for beyond it (debits booked
+   * but not applied, and the holds of calls in flight), and returns false to refuse or
+   * the money to hold. Then one unit and that hold are kept for the call until its
+   * `settle` (finalized or failed). `seenVersion`: a store version the caller read before
+   * (its authentication); cached rows are checked against it instead of a fresh read of
+   * the version, and a row read now is stamped with it (a row is never older than its
+   * stamp).
    */
   async admit(
     userId: string,
-    usageType: string,
+    /** null: money only, no quota unit (a paid install) */
+    usageType: string | null,
     periodKey: string,
-    check: (row: AdmissionRow | undefined, heldUnits: number, heldDebit: number) => void,
+    check: (row: AdmissionRow | undefined, heldUnits: number, pendingNano: number, heldNano: number) => number | false,
     seenVersion?: number,
-  ): Promise<void> {
+  ): Promise<boolean> {
     while (this.host.locked) await this.host.unlocked();
     // from here to the end: synchronous, so no other admission or commit interleaves
-    const key = keyOf(userId, usageType, periodKey);
+    const key = keyOf(userId, usageType ?? '', periodKey);
     const version = seenVersion ?? this.host.version();
     let cached = this.rows.get(key);
     if (!cached || cached.version !== version || cached.user !== (this.userChanges.get(userId) ?? 0)) {
@@ -123,9 +129,32 @@ export class Ledger {
     }
     const row = cached.row;
     const h = this.held.get(key);
-    check(row, h ? h.reserved + h.booked : 0, this.debits.get(userId) ?? 0);
-    if (h) h.reserved++;
+    const holds = this.holds.get(userId);
+    const holdNano = check(row, h ? h.reserved + h.booked : 0, this.debits.get(userId) ?? 0, holds?.nano ?? 0);
+    if (holdNano === false) return false;
+    if (usageType === null) {
+      // held until releaseMoney; no call settles it
+    } else if (h) h.reserved++;
     else this.held.set(key, { reserved: 1, booked: 0 });
+    if (holds) {
+      holds.nano += holdNano;
+      holds.calls++;
+    } else this.holds.set(userId, { nano: holdNano, calls: 1 });
+    return true;
+  }
+
+  /** The money held by a user's calls in flight, and how many there are. */
+  heldBy(userId: string): { nano: number; calls: number } {
+    const h = this.holds.get(userId);
+    return h ? { nano: h.nano, calls: h.calls } : { nano: 0, calls: 0 };
+  }
+
+  /** Releases a call's hold (it settled: its booking, if any, now counts instead), or a money-only hold. */
+  unholdMoney(userId: string, holdNano: number): void {
+    const h = this.holds.get(userId);
+    if (!h) return;
+    h.nano -= holdNano;
+    if (--h.calls <= 0) this.holds.delete(userId);
   }
 
   /**
@@ -136,15 +165,18 @@ export class Ledger {
     if (this.pending.has(b.id)) return;
     const key = keyOf(b.userId, b.usageType, b.periodKey);
     try {
+      if (!this.journal) throw new Error('no journal (an in-memory store)');
       this.journal.append(b);
     } catch (err) {
-      this.log.error({ err }, 'the booking journal cannot be written: booking the call directly in the store');
+      if (this.journal) this.log.error({ err }, 'the booking journal cannot be written: booking the call directly in the store');
       this.stats.directApplies++;
-      // the unit stays held until the COMMIT that counts it in the store
+      // the unit and the hold stay until the COMMIT that counts the call in the store
       await this.host.txThen(
         (q) => applyBooking(q, b),
         () => {
+          if (b.status === 'refused') return;
           this.unhold(key, 'reserved');
+          this.unholdMoney(b.userId, b.holdNano);
           this.touched(b.userId);
         },
       );
@@ -152,6 +184,8 @@ export class Ledger {
     }
     this.stats.appended++;
     this.pending.set(b.id, b);
+    if (b.status === 'refused') return this.schedule(); // a record only: it held nothing
+    this.unholdMoney(b.userId, b.holdNano);
     const h = this.held.get(key) ?? { reserved: 1, booked: 0 };
     h.reserved--;
     if (b.status === 'finalized') {
@@ -181,6 +215,7 @@ export class Ledger {
    * in the store are skipped) and empties it. Run once, before the daemon serves.
    */
   async replay(): Promise<number> {
+    if (!this.journal) return 0;
     const left = this.journal.readAll();
     let applied = 0;
     for (let i = 0; i < left.length; i += APPLY_BATCH) {
@@ -211,8 +246,8 @@ export class Ledger {
     this.closed = true;
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
-    if (!this.pending.size && this.journal.size) this.journal.truncate(this.host.walPath);
-    this.journal.close();
+    if (this.journal && !this.pending.size && this.journal.size) this.journal.truncate(this.host.walPath);
+    this.journal?.close();
   }
 
   private schedule(): void {
@@ -261,7 +296,7 @@ export class Ledger {
         if (this.closed) return;
       }
     }
-    if (!this.pending.size && this.journal.size > TRUNCATE_AT_BYTES) {
+    if (this.journal && !this.pending.size && this.journal.size > TRUNCATE_AT_BYTES) {
       this.journal.truncate(this.host.walPath);
       this.stats.truncations++;
     }
@@ -272,6 +307,7 @@ export class Ledger {
   private applied(b: Booking): void {
     if (!this.pending.delete(b.id)) return;
     this.stats.applied++;
+    if (b.status === 'refused') return;
     this.touched(b.userId);
     if (b.status !== 'finalized') return;
     this.unhold(keyOf(b.userId, b.usageType, b.periodKey), 'booked');

@@ -14,6 +14,8 @@ export interface WalletRow {
   allowance_used_nusd: number;
   last_allowance_at: number | null;
   updated_at: number;
+  /** what daemons have leased from it (PostgreSQL; 0 on SQLite): spoken for, not spendable by anyone else */
+  leased_nusd: number;
 }
 
 export interface WalletState {
@@ -91,7 +93,7 @@ export interface DebitInput {
   projectId?: string | null;
   skillId?: number | null;
   usageId?: string | null;
-  /** Refuse (return null) unless allowance + balance cover the whole amount. */
+  /** Refuse (return null) unless allowance + balance − what daemons leased cover the whole amount. */
   requireCover?: boolean;
   now?: number;
 }
@@ -117,32 +119,44 @@ export async function debit(q: Queryable, d: DebitInput): Promise<DebitResult | 
 
 /**
  * Several debits of one wallet, in order, as `debit` books them one after the other: one
- * wallet transaction each, the wallet read once and written once (the booking ledger's
- * batches). No `requireCover`: a settled call's cost is booked whatever the balance.
+ * wallet transaction each, the wallet read once and written once (the booking batches).
+ * A settled call was admitted against its hold, so it is covered; should the wallet not
+ * cover it after all (its tier's allowance cut while the call ran), it is charged what is
+ * left and the rest is returned as `short`: a wallet never goes below zero.
  */
-export async function debitMany(q: Queryable, userId: string, ds: readonly DebitInput[]): Promise<void> {
+export async function debitMany(q: Queryable, userId: string, ds: readonly DebitInput[]): Promise<{ usageId: string; short: number }[]> {
   const found = await getWalletRow(q, userId, { forUpdate: true });
   if (!found) throw new Error(`wallet of ${userId} missing`);
   let row: WalletRow = found;
   let fromBalance = 0;
+  const capped: { usageId: string; short: number }[] = [];
   for (const d of ds) {
-    const step: DebitStep = debitStep(row, d, false)!;
-    await insertDebit(q, d, step);
+    const step: DebitStep = debitStep(row, d, 'cap')!;
+    if (step.short) capped.push({ usageId: d.usageId ?? '', short: step.short });
+    await insertDebit(q, { ...d, amount: d.amount - step.short, description: step.short ? `${d.description ?? ''} (${step.short} nano-USD not covered: written off)` : d.description }, step);
     fromBalance += step.fromBalance;
     row = step.row;
   }
   await writeWallet(q, userId, fromBalance, row);
+  return capped;
 }
 
-type DebitStep = Omit<DebitResult, 'transactionId'> & { row: WalletRow; now: number };
+type DebitStep = Omit<DebitResult, 'transactionId'> & { row: WalletRow; now: number; short: number };
 
-/** One debit against a wallet row: where the amount comes from, and the row as it leaves it. */
-function debitStep(row: WalletRow, d: DebitInput, requireCover = d.requireCover): DebitStep | null {
+/**
+ * One debit against a wallet row: where the amount comes from, and the row as it leaves
+ * it. `require`: null unless allowance + balance cover it; `cap`: take what they cover
+ * and say what is `short`.
+ */
+function debitStep(row: WalletRow, d: DebitInput, cover: 'require' | 'cap' | undefined = d.requireCover ? 'require' : undefined): DebitStep | null {
   const now = d.now ?? Date.now();
   const s = walletState(row, d.monthlyAllowance, now);
-  if (requireCover && !s.unlimited && s.allowanceRemaining + s.balance < d.amount) return null;
-  const fromAllowance = s.unlimited ? 0 : Math.min(s.allowanceRemaining, d.amount);
-  const fromBalance = s.unlimited ? 0 : d.amount - fromAllowance;
+  const spendable = Math.max(0, s.allowanceRemaining + s.balance);
+  if (cover === 'require' && !s.unlimited && spendable - Number(row.leased_nusd ?? 0) < d.amount) return null;
+  const short = cover === 'cap' && !s.unlimited ? Math.max(0, d.amount - spendable) : 0;
+  const amount = d.amount - short;
+  const fromAllowance = s.unlimited ? 0 : Math.min(s.allowanceRemaining, amount);
+  const fromBalance = s.unlimited ? 0 : amount - fromAllowance;
   const balanceAfter = s.balance - fromBalance;
   const next: WalletRow = {
     ...row,
@@ -152,7 +166,7 @@ function debitStep(row: WalletRow, d: DebitInput, requireCover = d.requireCover)
     last_allowance_at: s.lastAllowanceAt,
     updated_at: now,
   };
-  return { fromAllowance, fromBalance, balanceAfter, row: next, now };
+  return { fromAllowance, fromBalance, balanceAfter, row: next, now, short };
 }
 
 /** The balance taken down by `fromBalance`; the allowance fields as the last step left them. */

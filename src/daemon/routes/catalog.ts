@@ -22,6 +22,7 @@ export function buildPublicCatalog(config: ResolvedConfig): PublicCatalogT {
                 cachedInputPer1M: m.cachedInputPer1M,
                 inputPer1MRetail: round(m.inputPer1M * margin),
                 outputPer1MRetail: round(m.outputPer1M * margin),
+                maxOutputTokens: m.maxOutputTokens,
               }))
           : [];
       const units =

@@ -3,6 +3,7 @@ import { AgwError } from '../../shared/errors.js';
 import { errorResponses } from '../../shared/schemas/common.js';
 import { GatewayChatBody, ProviderAnswer } from '../../shared/schemas/gateway.js';
 import { reserve, release } from '../money/calls.js';
+import { quoteTokens } from '../money/hold.js';
 import { gatewayUser, requireGatewayAuth, storeVersionOf } from '../gateway/auth.js';
 import { Call, deliver, projectFor, readBody, unreachable, upstreamMessage } from '../gateway/relay.js';
 import { resolveChatModel } from '../gateway/resolve.js';
@@ -24,6 +25,15 @@ const REQUEST_PROBLEMS = new Set([400, 404, 413, 422]);
  * the provider's own shape, streamed bytes unchanged. No failover here: a failing
  * upstream answers 503 UPSTREAM_UNREACHABLE (failover is the smart route's job).
  */
+/** agw's answer to an upstream's non-2xx: 429 passed on, a wrong request 400, anything else 503. */
+function upstreamRefusal(provider: string, status: number, msg: string, retryAfter: string | string[] | undefined): AgwError {
+  if (status === 429) {
+    return new AgwError('UPSTREAM_RATE_LIMITED', `${provider} is rate limiting: ${msg}`, undefined, typeof retryAfter === 'string' ? { 'retry-after': retryAfter } : undefined);
+  }
+  if (REQUEST_PROBLEMS.has(status)) return new AgwError('INVALID_REQUEST', `${provider} rejected the request: ${msg}`);
+  return new AgwError('UPSTREAM_UNREACHABLE', `upstream ${provider} answered HTTP ${status}: ${msg}`);
+}
+
 const gatewayChat: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
   const gw = gatewayOf(ctx);
 
@@ -46,9 +56,12 @@ const gatewayChat: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }
       const target = resolveChatModel(ctx.config, u.tier, body.model);
       const provider = ctx.config.providers.get(target.provider)!;
       const projectId = await projectFor(ctx, req, u.userId);
+      const wire = target.provider === 'anthropic' ? toMessagesBody(body, target.model) : toCommonBody(body, target.model);
+      const wireText = JSON.stringify(wire);
       const r = await reserve(ctx, {
         userId: u.userId,
         tier: u.tier,
+        keyId: u.kind === 'key' ? u.keyId : null,
         storeVersion: storeVersionOf(u),
         usageType: 'ai_chat',
         endpoint: 'chat',
@@ -56,9 +69,10 @@ const gatewayChat: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }
         model: target.model,
         alias: target.alias,
         projectId,
+        stream: body.stream === true,
+        quote: quoteTokens(ctx.config, provider, target.model, wireText, wire),
       });
       const call = new Call(ctx, gw, reply, r);
-      const wire = target.provider === 'anthropic' ? toMessagesBody(body, target.model) : toCommonBody(body, target.model);
       const headers: Record<string, string> = {
         'content-type': 'application/json',
         accept: body.stream ? 'text/event-stream' : 'application/json',
@@ -66,21 +80,17 @@ const gatewayChat: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }
       providerAuthHeaders(provider, headers);
       let up;
       try {
-        up = await call.send(provider, { method: 'POST', path: provider.def.chatPath!, headers, body: JSON.stringify(wire) });
+        up = await call.send(provider, { method: 'POST', path: provider.def.chatPath!, headers, body: wireText });
       } catch (err) {
-        await release(ctx, r, null);
-        throw unreachable(target.provider, err);
+        const e = unreachable(target.provider, err);
+        await release(ctx, r, null, { err: e });
+        throw e;
       }
       if (up.statusCode < 200 || up.statusCode >= 300) {
         const text = await readBody(up).catch(() => Buffer.alloc(0));
-        await release(ctx, r, up.statusCode);
-        const msg = upstreamMessage(text);
-        if (up.statusCode === 429) {
-          const ra = up.headers['retry-after'];
-          throw new AgwError('UPSTREAM_RATE_LIMITED', `${target.provider} is rate limiting: ${msg}`, undefined, typeof ra === 'string' ? { 'retry-after': ra } : undefined);
-        }
-        if (REQUEST_PROBLEMS.has(up.statusCode)) throw new AgwError('INVALID_REQUEST', `${target.provider} rejected the request: ${msg}`);
-        throw new AgwError('UPSTREAM_UNREACHABLE', `upstream ${target.provider} answered HTTP ${up.statusCode}: ${msg}`);
+        const e = upstreamRefusal(target.provider, up.statusCode, upstreamMessage(text), up.headers['retry-after']);
+        await release(ctx, r, up.statusCode, { err: e });
+        throw e;
       }
       reply
         .code(200)

@@ -5,6 +5,7 @@ import { AgwError } from '../../shared/errors.js';
 import { errorResponses } from '../../shared/schemas/common.js';
 import { ProviderAnswer, ProxyParams } from '../../shared/schemas/gateway.js';
 import { release, reserve } from '../money/calls.js';
+import { quoteTokens, quoteUnits } from '../money/hold.js';
 import { gatewayUser, requireGatewayAuth, storeVersionOf } from '../gateway/auth.js';
 import { unitCharge } from '../money/pricing.js';
 import { Call, deliver, projectFor, readBody, unreachable } from '../gateway/relay.js';
@@ -64,6 +65,7 @@ const proxy: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
     const r = await reserve(ctx, {
       userId: u.userId,
       tier: u.tier,
+      keyId: u.kind === 'key' ? u.keyId : null,
       storeVersion: storeVersionOf(u),
       usageType: charge?.unit.usageType ?? def.usageType,
       endpoint: 'proxy',
@@ -71,14 +73,17 @@ const proxy: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
       model,
       alias: null,
       projectId: await projectFor(ctx, req, u.userId),
+      stream: json?.stream === true,
+      quote: def.pricing.kind === 'units' ? quoteUnits(provider, charge) : quoteTokens(ctx.config, provider, model, body, json, generates(path)),
     });
     const call = new Call(ctx, gw, reply, r);
     let up;
     try {
       up = await call.send(provider, { method, path, query, headers, body });
     } catch (err) {
-      await release(ctx, r, null);
-      throw unreachable(id, err);
+      const e = unreachable(id, err);
+      await release(ctx, r, null, { err: e });
+      throw e;
     }
     reply.code(up.statusCode).headers(passableHeaders(up.headers));
     if (up.statusCode < 200 || up.statusCode >= 300) {
@@ -133,6 +138,11 @@ function parseJson(body: Buffer | undefined, contentType: string | undefined): R
   } catch {
     return undefined; // forwarded anyway: the provider answers its own error
   }
+}
+
+/** False for paths whose answers carry no generated tokens (embeddings): their hold is the prompt's. */
+function generates(path: string): boolean {
+  return !/embed/i.test(path);
 }
 
 /** e.g. Gemini's /v1beta/models/gemini-2.5-flash:generateContent */

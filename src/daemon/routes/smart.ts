@@ -4,6 +4,7 @@ import { AgwError } from '../../shared/errors.js';
 import { errorResponses } from '../../shared/schemas/common.js';
 import { ChatCompletion, SmartChatBody } from '../../shared/schemas/gateway.js';
 import { release, reserve } from '../money/calls.js';
+import { dearest, quoteTokens } from '../money/hold.js';
 import { gatewayUser, requireGatewayAuth, storeVersionOf } from '../gateway/auth.js';
 import { Call, deliver, isEventStream, projectFor, readBody, upstreamMessage } from '../gateway/relay.js';
 import { gatewayOf } from '../gateway/runtime.js';
@@ -51,9 +52,18 @@ const smart: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
       if (!candidates.length) {
         throw new AgwError('ALL_CANDIDATES_FAILED', `no candidate of ${cls} is available: none has a key, or all are cooling down after failures`);
       }
+      // every candidate's body as it would be sent: the call holds the dearest of them
+      const wires = candidates.map((c) => {
+        const provider = ctx.config.providers.get(c.provider)!;
+        const messagesStyle = provider.def.usageFormat === 'anthropic';
+        const wire = messagesStyle ? toMessagesBody(body, c.model) : toCommonBody(body, c.model);
+        const text = JSON.stringify(wire);
+        return { c, provider, messagesStyle, wire, text, quote: quoteTokens(ctx.config, provider, c.model, text, wire) };
+      });
       const r = await reserve(ctx, {
         userId: u.userId,
         tier: u.tier,
+        keyId: u.kind === 'key' ? u.keyId : null,
         storeVersion: storeVersionOf(u),
         usageType: 'ai_chat',
         endpoint: 'smart',
@@ -61,19 +71,18 @@ const smart: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
         model: candidates[0].model,
         alias: cls,
         projectId: await projectFor(ctx, req, u.userId),
+        stream: body.stream === true,
+        quote: dearest(wires.map((w) => w.quote)),
       });
       const call = new Call(ctx, gw, reply, r);
       const tried: string[] = [];
       let lastStatus: number | null = null;
-      for (const c of candidates) {
-        const provider = ctx.config.providers.get(c.provider)!;
-        const messagesStyle = provider.def.usageFormat === 'anthropic';
-        const wire = messagesStyle ? toMessagesBody(body, c.model) : toCommonBody(body, c.model);
+      for (const { c, provider, messagesStyle, wire, text: wireText } of wires) {
         const headers: Record<string, string> = { 'content-type': 'application/json', accept: body.stream ? 'text/event-stream' : 'application/json' };
         providerAuthHeaders(provider, headers);
         let up;
         try {
-          up = await call.send(provider, { method: 'POST', path: provider.def.chatPath!, headers, body: JSON.stringify(wire) }, `${c.provider}/${c.model}`);
+          up = await call.send(provider, { method: 'POST', path: provider.def.chatPath!, headers, body: wireText }, `${c.provider}/${c.model}`);
         } catch (err) {
           if (call.signal.aborted) break; // the client left: no failover for nobody
           gw.breaker.failure(c.provider);
@@ -84,8 +93,9 @@ const smart: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
           const text = await readBody(up).catch(() => Buffer.alloc(0));
           lastStatus = up.statusCode;
           if (REQUEST_PROBLEMS.has(up.statusCode)) {
-            await release(ctx, r, up.statusCode);
-            throw new AgwError('INVALID_REQUEST', `${c.provider} rejected the request: ${upstreamMessage(text)}`);
+            const e = new AgwError('INVALID_REQUEST', `${c.provider} rejected the request: ${upstreamMessage(text)}`);
+            await release(ctx, r, up.statusCode, { err: e });
+            throw e;
           }
           if (up.statusCode >= 500) gw.breaker.failure(c.provider);
           tried.push(`${c.provider}/${c.model}: HTTP ${up.statusCode}`);
@@ -108,8 +118,9 @@ const smart: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
         });
         return reply;
       }
-      await release(ctx, r, lastStatus);
-      throw new AgwError('ALL_CANDIDATES_FAILED', `every candidate of ${cls} failed: ${tried.join('; ') || 'the client went away'}`);
+      const e = new AgwError('ALL_CANDIDATES_FAILED', `every candidate of ${cls} failed: ${tried.join('; ') || 'the client went away'}`);
+      await release(ctx, r, lastStatus, { err: e });
+      throw e;
     },
   );
 };

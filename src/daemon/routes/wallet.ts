@@ -1,7 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { errorResponses } from '../../shared/schemas/common.js';
-import { TopupBody, TransactionsQuery, Wallet, WalletTransactions } from '../../shared/schemas/wallet.js';
-import { usdToNano } from '../../shared/money.js';
+import { TopupBody, TransactionsQuery, WalletTransactions, WalletWithHolds } from '../../shared/schemas/wallet.js';
+import { nanoToUsd, usdToNano } from '../../shared/money.js';
+import { moneyOf } from '../money/index.js';
 import { ACCOUNT_CREDENTIALS, requireAuth, userOf } from '../auth/principal.js';
 import { credit, listTransactions } from '../money/wallets.js';
 import { loadWalletState, transactionView, walletView } from '../money/wallet-view.js';
@@ -14,10 +15,14 @@ const wallet: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => 
 
   app.get(
     '/wallet',
-    { preHandler: auth, schema: { tags: ['wallet'], summary: 'The caller’s wallet', security, response: { 200: Wallet, ...errorResponses(401) } } },
+    {
+      preHandler: auth,
+      schema: { tags: ['wallet'], summary: 'The caller’s wallet, and what calls in flight hold', security, response: { 200: WalletWithHolds, ...errorResponses(401) } },
+    },
     async (req) => {
       const u = userOf(req);
-      return walletView(await loadWalletState(ctx, ctx.db, u.userId, u.tier));
+      const held = await (await moneyOf(ctx)).heldBy(u.userId);
+      return { ...walletView(await loadWalletState(ctx, ctx.db, u.userId, u.tier)), held: nanoToUsd(held.nano), heldCalls: held.calls };
     },
   );
 
@@ -54,16 +59,18 @@ const wallet: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => 
         summary: 'Top up the wallet (local service: credits directly)',
         security,
         body: TopupBody,
-        response: { 200: Wallet, ...errorResponses(400, 401) },
+        response: { 200: WalletWithHolds, ...errorResponses(400, 401) },
       },
     },
     async (req) => {
       const u = userOf(req);
       const amount = usdToNano(req.body.amount);
-      return ctx.db.tx(async (q) => {
+      const wallet = await ctx.db.tx(async (q) => {
         await credit(q, { userId: u.userId, amount, type: 'topup', description: 'wallet top-up' });
         return walletView(await loadWalletState(ctx, q, u.userId, u.tier));
       });
+      const held = await (await moneyOf(ctx)).heldBy(u.userId);
+      return { ...wallet, held: nanoToUsd(held.nano), heldCalls: held.calls };
     },
   );
 };

@@ -2,7 +2,7 @@ import type { Queryable } from './db.js';
 
 /**
  * The daily spend rollup (spend_daily, migration 6): one row per (user, UTC day,
- * provider, project tag) with the completed calls of that day. store/usage.ts adds to it
+ * provider, project tag) with the completed calls of that day. money/bookings.ts adds to it
  * in the same transaction that settles a usage record, so it always equals what
  * usage_records says; the spend reports (store/spend.ts) read it instead of every record.
  * day = floor(created_at / 86400000) of the record (a UTC day number); project_key is the

@@ -98,8 +98,9 @@ export class SqliteDb implements Db {
    * books gateway calls through the ledger. Returns how many bookings were replayed.
    */
   async openLedger(log?: Pick<Logger, 'error' | 'warn'>): Promise<number> {
-    if (this.file === ':memory:' || this.ledger) return 0;
-    this.dirLock = lockDataDir(this.file);
+    if (this.ledger) return 0;
+    const memory = this.file === ':memory:';
+    if (!memory) this.dirLock = lockDataDir(this.file);
     try {
       const self = this;
       const host: LedgerHost = {
@@ -112,12 +113,13 @@ export class SqliteDb implements Db {
         version: () => this.version(),
         walPath: `${this.file}-wal`,
       };
-      const ledger = new Ledger(host, new BookingJournal(`${this.file}-bookings`), log);
+      // an in-memory store has no journal: its bookings are applied before a call answers
+      const ledger = new Ledger(host, memory ? null : new BookingJournal(`${this.file}-bookings`), log);
       const replayed = await ledger.replay();
       this.ledger = ledger;
       return replayed;
     } catch (e) {
-      this.dirLock.release();
+      this.dirLock?.release();
       this.dirLock = null;
       throw e;
     }

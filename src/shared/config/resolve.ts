@@ -1,4 +1,4 @@
-import { PROVIDERS, getProvider, type ProviderDef, type ModelBand, USAGE_TYPES } from '../providers/index.js';
+import { DEFAULT_MAX_OUTPUT_TOKENS, PROVIDERS, getProvider, type ProviderDef, type ModelBand, USAGE_TYPES } from '../providers/index.js';
 import type { ConfigFile } from './schema.js';
 import {
   DEFAULT_ALIASES,
@@ -31,6 +31,8 @@ export interface ModelInfo {
   inputPer1M: number;
   outputPer1M: number;
   cachedInputPer1M: number;
+  /** the model's own output limit: what a call without max_tokens is held for */
+  maxOutputTokens: number;
 }
 
 export interface ResolvedConfig {
@@ -122,6 +124,7 @@ export function resolveConfig(
       inputPer1M: input,
       outputPer1M: m.outputPer1M ?? prev!.outputPer1M,
       cachedInputPer1M: m.cachedInputPer1M ?? prev?.cachedInputPer1M ?? input,
+      maxOutputTokens: m.maxOutputTokens ?? prev?.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS,
     });
   });
 

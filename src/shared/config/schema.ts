@@ -76,6 +76,7 @@ export const ConfigSchema = Type.Object(
             inputPer1M: Type.Optional(Type.Number({ minimum: 0 })),
             outputPer1M: Type.Optional(Type.Number({ minimum: 0 })),
             cachedInputPer1M: Type.Optional(Type.Number({ minimum: 0 })),
+            maxOutputTokens: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000_000 })),
           },
           { additionalProperties: false },
         ),

@@ -17,10 +17,10 @@ export const anthropic = {
     lastUpdated: '2025-11-01',
     sourceUrl: 'https://www.anthropic.com/pricing#api',
     models: [
-      { model: 'claude-3-5-haiku-latest', band: 'lite', inputPer1M: 0.8, outputPer1M: 4.0, cachedInputPer1M: 0.08 },
-      { model: 'claude-haiku-4-5', band: 'standard', inputPer1M: 1.0, outputPer1M: 5.0, cachedInputPer1M: 0.1 },
-      { model: 'claude-sonnet-4-5', band: 'pro', inputPer1M: 3.0, outputPer1M: 15.0, cachedInputPer1M: 0.3 },
-      { model: 'claude-opus-4-1', band: 'premium', inputPer1M: 15.0, outputPer1M: 75.0, cachedInputPer1M: 1.5 },
+      { model: 'claude-3-5-haiku-latest', band: 'lite', inputPer1M: 0.8, outputPer1M: 4.0, cachedInputPer1M: 0.08, maxOutputTokens: 8_192 },
+      { model: 'claude-haiku-4-5', band: 'standard', inputPer1M: 1.0, outputPer1M: 5.0, cachedInputPer1M: 0.1, maxOutputTokens: 64_000 },
+      { model: 'claude-sonnet-4-5', band: 'pro', inputPer1M: 3.0, outputPer1M: 15.0, cachedInputPer1M: 0.3, maxOutputTokens: 64_000 },
+      { model: 'claude-opus-4-1', band: 'premium', inputPer1M: 15.0, outputPer1M: 75.0, cachedInputPer1M: 1.5, maxOutputTokens: 32_000 },
     ],
   },
 } satisfies ProviderDef;

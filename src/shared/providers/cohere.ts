@@ -17,10 +17,10 @@ export const cohere = {
     sourceUrl: 'https://cohere.com/pricing',
     // No prompt-cache discount: cached input = input.
     models: [
-      { model: 'command-r7b-12-2024', band: 'lite', inputPer1M: 0.0375, outputPer1M: 0.15, cachedInputPer1M: 0.0375 },
-      { model: 'command-r', band: 'standard', inputPer1M: 0.15, outputPer1M: 0.6, cachedInputPer1M: 0.15 },
-      { model: 'command-r-plus', band: 'pro', inputPer1M: 2.5, outputPer1M: 10.0, cachedInputPer1M: 2.5 },
-      { model: 'command-a-03-2025', band: 'pro', inputPer1M: 2.5, outputPer1M: 10.0, cachedInputPer1M: 2.5 },
+      { model: 'command-r7b-12-2024', band: 'lite', inputPer1M: 0.0375, outputPer1M: 0.15, cachedInputPer1M: 0.0375, maxOutputTokens: 4_000 },
+      { model: 'command-r', band: 'standard', inputPer1M: 0.15, outputPer1M: 0.6, cachedInputPer1M: 0.15, maxOutputTokens: 4_000 },
+      { model: 'command-r-plus', band: 'pro', inputPer1M: 2.5, outputPer1M: 10.0, cachedInputPer1M: 2.5, maxOutputTokens: 4_000 },
+      { model: 'command-a-03-2025', band: 'pro', inputPer1M: 2.5, outputPer1M: 10.0, cachedInputPer1M: 2.5, maxOutputTokens: 8_000 },
     ],
   },
 } satisfies ProviderDef;

@@ -17,8 +17,8 @@ export const deepseek = {
     sourceUrl: 'https://api-docs.deepseek.com/quick_start/pricing',
     // DeepSeek-V3.2-Exp prices; cachedInputPer1M is the cache-hit input price.
     models: [
-      { model: 'deepseek-chat', band: 'lite', inputPer1M: 0.28, outputPer1M: 0.42, cachedInputPer1M: 0.028 },
-      { model: 'deepseek-reasoner', band: 'standard', inputPer1M: 0.28, outputPer1M: 0.42, cachedInputPer1M: 0.028 },
+      { model: 'deepseek-chat', band: 'lite', inputPer1M: 0.28, outputPer1M: 0.42, cachedInputPer1M: 0.028, maxOutputTokens: 8_000 },
+      { model: 'deepseek-reasoner', band: 'standard', inputPer1M: 0.28, outputPer1M: 0.42, cachedInputPer1M: 0.028, maxOutputTokens: 64_000 },
     ],
   },
 } satisfies ProviderDef;

@@ -17,9 +17,9 @@ export const google = {
     sourceUrl: 'https://ai.google.dev/gemini-api/docs/pricing',
     // Paid tier, text input, prompts up to 200k tokens; cachedInputPer1M is the context-caching price.
     models: [
-      { model: 'gemini-2.5-flash-lite', band: 'lite', inputPer1M: 0.1, outputPer1M: 0.4, cachedInputPer1M: 0.01 },
-      { model: 'gemini-2.5-flash', band: 'standard', inputPer1M: 0.3, outputPer1M: 2.5, cachedInputPer1M: 0.03 },
-      { model: 'gemini-2.5-pro', band: 'pro', inputPer1M: 1.25, outputPer1M: 10.0, cachedInputPer1M: 0.125 },
+      { model: 'gemini-2.5-flash-lite', band: 'lite', inputPer1M: 0.1, outputPer1M: 0.4, cachedInputPer1M: 0.01, maxOutputTokens: 65_536 },
+      { model: 'gemini-2.5-flash', band: 'standard', inputPer1M: 0.3, outputPer1M: 2.5, cachedInputPer1M: 0.03, maxOutputTokens: 65_536 },
+      { model: 'gemini-2.5-pro', band: 'pro', inputPer1M: 1.25, outputPer1M: 10.0, cachedInputPer1M: 0.125, maxOutputTokens: 65_536 },
     ],
   },
 } satisfies ProviderDef;

@@ -17,8 +17,8 @@ export const groq = {
     sourceUrl: 'https://groq.com/pricing',
     // No prompt-cache discount on these models: cached input = input.
     models: [
-      { model: 'llama-3.1-8b-instant', band: 'lite', inputPer1M: 0.05, outputPer1M: 0.08, cachedInputPer1M: 0.05 },
-      { model: 'llama-3.3-70b-versatile', band: 'standard', inputPer1M: 0.59, outputPer1M: 0.79, cachedInputPer1M: 0.59 },
+      { model: 'llama-3.1-8b-instant', band: 'lite', inputPer1M: 0.05, outputPer1M: 0.08, cachedInputPer1M: 0.05, maxOutputTokens: 131_072 },
+      { model: 'llama-3.3-70b-versatile', band: 'standard', inputPer1M: 0.59, outputPer1M: 0.79, cachedInputPer1M: 0.59, maxOutputTokens: 32_768 },
     ],
   },
 } satisfies ProviderDef;

@@ -17,9 +17,9 @@ export const mistral = {
     sourceUrl: 'https://mistral.ai/pricing#api-pricing',
     // No prompt-cache discount: cached input = input.
     models: [
-      { model: 'mistral-small-latest', band: 'lite', inputPer1M: 0.1, outputPer1M: 0.3, cachedInputPer1M: 0.1 },
-      { model: 'mistral-medium-latest', band: 'standard', inputPer1M: 0.4, outputPer1M: 2.0, cachedInputPer1M: 0.4 },
-      { model: 'mistral-large-latest', band: 'pro', inputPer1M: 2.0, outputPer1M: 6.0, cachedInputPer1M: 2.0 },
+      { model: 'mistral-small-latest', band: 'lite', inputPer1M: 0.1, outputPer1M: 0.3, cachedInputPer1M: 0.1, maxOutputTokens: 32_768 },
+      { model: 'mistral-medium-latest', band: 'standard', inputPer1M: 0.4, outputPer1M: 2.0, cachedInputPer1M: 0.4, maxOutputTokens: 32_768 },
+      { model: 'mistral-large-latest', band: 'pro', inputPer1M: 2.0, outputPer1M: 6.0, cachedInputPer1M: 2.0, maxOutputTokens: 32_768 },
     ],
   },
 } satisfies ProviderDef;

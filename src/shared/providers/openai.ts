@@ -16,12 +16,12 @@ export const openai = {
     lastUpdated: '2025-11-01',
     sourceUrl: 'https://platform.openai.com/docs/pricing',
     models: [
-      { model: 'gpt-4.1-nano', band: 'lite', inputPer1M: 0.1, outputPer1M: 0.4, cachedInputPer1M: 0.025 },
-      { model: 'gpt-4o-mini', band: 'lite', inputPer1M: 0.15, outputPer1M: 0.6, cachedInputPer1M: 0.075 },
-      { model: 'gpt-4.1-mini', band: 'standard', inputPer1M: 0.4, outputPer1M: 1.6, cachedInputPer1M: 0.1 },
-      { model: 'gpt-4.1', band: 'pro', inputPer1M: 2.0, outputPer1M: 8.0, cachedInputPer1M: 0.5 },
-      { model: 'gpt-4o', band: 'pro', inputPer1M: 2.5, outputPer1M: 10.0, cachedInputPer1M: 1.25 },
-      { model: 'o3', band: 'premium', inputPer1M: 2.0, outputPer1M: 8.0, cachedInputPer1M: 0.5 },
+      { model: 'gpt-4.1-nano', band: 'lite', inputPer1M: 0.1, outputPer1M: 0.4, cachedInputPer1M: 0.025, maxOutputTokens: 32_768 },
+      { model: 'gpt-4o-mini', band: 'lite', inputPer1M: 0.15, outputPer1M: 0.6, cachedInputPer1M: 0.075, maxOutputTokens: 16_384 },
+      { model: 'gpt-4.1-mini', band: 'standard', inputPer1M: 0.4, outputPer1M: 1.6, cachedInputPer1M: 0.1, maxOutputTokens: 32_768 },
+      { model: 'gpt-4.1', band: 'pro', inputPer1M: 2.0, outputPer1M: 8.0, cachedInputPer1M: 0.5, maxOutputTokens: 32_768 },
+      { model: 'gpt-4o', band: 'pro', inputPer1M: 2.5, outputPer1M: 10.0, cachedInputPer1M: 1.25, maxOutputTokens: 16_384 },
+      { model: 'o3', band: 'premium', inputPer1M: 2.0, outputPer1M: 8.0, cachedInputPer1M: 0.5, maxOutputTokens: 100_000 },
     ],
   },
 } satisfies ProviderDef;

@@ -17,9 +17,9 @@ export const together = {
     sourceUrl: 'https://www.together.ai/pricing',
     // Serverless prices are the same for input and output; no cache discount.
     models: [
-      { model: 'meta-llama/Meta-Llama-3.1-8B-Instruct-Turbo', band: 'lite', inputPer1M: 0.18, outputPer1M: 0.18, cachedInputPer1M: 0.18 },
-      { model: 'meta-llama/Llama-3.3-70B-Instruct-Turbo', band: 'standard', inputPer1M: 0.88, outputPer1M: 0.88, cachedInputPer1M: 0.88 },
-      { model: 'meta-llama/Meta-Llama-3.1-405B-Instruct-Turbo', band: 'pro', inputPer1M: 3.5, outputPer1M: 3.5, cachedInputPer1M: 3.5 },
+      { model: 'meta-llama/Meta-Llama-3.1-8B-Instruct-Turbo', band: 'lite', inputPer1M: 0.18, outputPer1M: 0.18, cachedInputPer1M: 0.18, maxOutputTokens: 32_768 },
+      { model: 'meta-llama/Llama-3.3-70B-Instruct-Turbo', band: 'standard', inputPer1M: 0.88, outputPer1M: 0.88, cachedInputPer1M: 0.88, maxOutputTokens: 32_768 },
+      { model: 'meta-llama/Meta-Llama-3.1-405B-Instruct-Turbo', band: 'pro', inputPer1M: 3.5, outputPer1M: 3.5, cachedInputPer1M: 3.5, maxOutputTokens: 32_768 },
     ],
   },
 } satisfies ProviderDef;

@@ -42,6 +42,9 @@ export type UsageFormat =
   | 'cohere' // meta.billed_units.input_tokens / output_tokens (v1) or usage.billed_units (v2)
   | 'units'; // unit-priced: see UnitPrice
 
+/** The output limit assumed for a model the catalog does not know (a call without max_tokens is held for it). */
+export const DEFAULT_MAX_OUTPUT_TOKENS = 32_768;
+
 export interface LlmModelPrice {
   model: string;
   band: ModelBand;
@@ -51,6 +54,11 @@ export interface LlmModelPrice {
   outputPer1M: number;
   /** USD per 1M cached input tokens (raw); equal to inputPer1M when the provider has no cache discount. */
   cachedInputPer1M: number;
+  /**
+   * The most output tokens one answer of this model can carry (the provider's documented
+   * limit): a call that names no max_tokens is held for this many (money/hold.ts).
+   */
+  maxOutputTokens: number;
 }
 
 export interface UnitPrice {

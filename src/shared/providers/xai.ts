@@ -16,8 +16,8 @@ export const xai = {
     lastUpdated: '2025-11-01',
     sourceUrl: 'https://docs.x.ai/docs/models',
     models: [
-      { model: 'grok-3-mini', band: 'lite', inputPer1M: 0.3, outputPer1M: 0.5, cachedInputPer1M: 0.075 },
-      { model: 'grok-4', band: 'pro', inputPer1M: 3.0, outputPer1M: 15.0, cachedInputPer1M: 0.75 },
+      { model: 'grok-3-mini', band: 'lite', inputPer1M: 0.3, outputPer1M: 0.5, cachedInputPer1M: 0.075, maxOutputTokens: 131_072 },
+      { model: 'grok-4', band: 'pro', inputPer1M: 3.0, outputPer1M: 15.0, cachedInputPer1M: 0.75, maxOutputTokens: 131_072 },
     ],
   },
 } satisfies ProviderDef;

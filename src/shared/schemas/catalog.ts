@@ -29,6 +29,7 @@ export const CatalogProvider = Type.Object(
           cachedInputPer1M: Type.Number(),
           inputPer1MRetail: Type.Number(),
           outputPer1MRetail: Type.Number(),
+          maxOutputTokens: Type.Integer({ description: 'the most output tokens one answer can carry; a call without max_tokens is held for this many' }),
         }),
       ),
       units: Type.Array(

@@ -16,6 +16,17 @@ export const Wallet = Type.Object(
 );
 export type WalletT = Static<typeof Wallet>;
 
+/** GET /api/wallet: the Wallet plus what calls in flight hold (CONTRACT "Holds"). */
+export const WalletWithHolds = Type.Object(
+  {
+    ...Wallet.properties,
+    held: Type.Number({ description: 'USD held by calls in flight (their worst-case cost until they settle)' }),
+    heldCalls: Type.Integer({ description: 'how many calls in flight hold it' }),
+  },
+  { title: 'WalletWithHolds' },
+);
+export type WalletWithHoldsT = Static<typeof WalletWithHolds>;
+
 export const WalletTransaction = Type.Object(
   {
     id: Type.String(),

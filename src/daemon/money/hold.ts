@@ -1,0 +1,128 @@
+import type { ModelInfo, ResolvedConfig, ResolvedProvider } from '../../shared/config/resolve.js';
+import { DEFAULT_MAX_OUTPUT_TOKENS } from '../../shared/providers/index.js';
+import { nanoToUsd, tokenCostNano } from '../../shared/money.js';
+import { dearestRow, priceRow, unitCost, type UnitCharge } from './pricing.js';
+
+/**
+ * What a call may cost at most, known before the upstream is contacted (CONTRACT
+ * "Spending order … Holds"): the hold its admission takes.
+ *
+ * Token-priced: promptBound × input price + outputCap × output price, × margin.
+ * - promptBound: the UTF-8 byte count of the request body as sent upstream, plus
+ *   MEDIA_PART_TOKENS per image/audio/file part. Byte-level BPE tokenizers never make more
+ *   tokens than bytes, and the body's JSON syntax ({"role":"user","content":""} per
+ *   message) is more than the per-message overhead providers add, so text is bounded.
+ *   A media part's tokens depend on its pixels, which the body does not say: a provider
+ *   that reports more than the hold covered is capped at the hold and the rest written
+ *   off (settle.ts), never charged.
+ * - outputCap: max_tokens / max_completion_tokens / max_output_tokens /
+ *   generationConfig.maxOutputTokens (× n choices), at most the model's own limit;
+ *   without one, the model's limit (the catalog's maxOutputTokens).
+ * Unit-priced: the unit charge, known exactly from the request.
+ */
+export interface Quote {
+  /** the hold: most the call can cost the customer, nano-USD */
+  nano: number;
+  /** prompt bound + output cap (what a tokens-per-minute limit counts at admission); 0 for units */
+  tokens: number;
+  /** token-priced only: the prompt part of `nano`, and the customer price of one output token (nano, fractional) */
+  promptNano: number;
+  outputNanoPerToken: number;
+  outputCap: number;
+}
+
+/** Tokens assumed per image, audio or file part of a prompt. */
+export const MEDIA_PART_TOKENS = 8192;
+
+const MEDIA_MARKERS = /"type"\s*:\s*"(?:image_url|image|input_image|input_audio|audio|file|input_file|document)"|"(?:inline_data|inlineData|file_data|fileData)"\s*:/g;
+
+/** An upper bound of the prompt's tokens from the body as sent (string or raw bytes). */
+export function promptBound(body: string | Buffer): number {
+  const bytes = typeof body === 'string' ? Buffer.byteLength(body) : body.length;
+  // only bodies that mention a media part are scanned for how many
+  const text = typeof body === 'string' ? body : undefined;
+  if (text ? !/image|audio|file|inline|document/.test(text) : !mentionsMedia(body as Buffer)) return bytes;
+  const s = text ?? (body as Buffer).toString('utf8');
+  const media = s.match(MEDIA_MARKERS)?.length ?? 0;
+  return bytes + media * MEDIA_PART_TOKENS;
+}
+
+function mentionsMedia(b: Buffer): boolean {
+  return b.includes('image') || b.includes('audio') || b.includes('file') || b.includes('inline') || b.includes('document');
+}
+
+const positiveInt = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) && v >= 1 ? Math.floor(v) : undefined);
+
+/** The output cap a body asks for, if it names one. */
+export function requestedOutputCap(body: Record<string, unknown> | undefined): number | undefined {
+  if (!body) return undefined;
+  const gen = body.generationConfig && typeof body.generationConfig === 'object' ? (body.generationConfig as Record<string, unknown>) : undefined;
+  return (
+    positiveInt(body.max_completion_tokens) ??
+    positiveInt(body.max_tokens) ??
+    positiveInt(body.max_output_tokens) ??
+    positiveInt(gen?.maxOutputTokens)
+  );
+}
+
+/** How many answers the body asks for (OpenAI's `n`, Gemini's candidateCount). */
+function choices(body: Record<string, unknown> | undefined): number {
+  const gen = body?.generationConfig && typeof body.generationConfig === 'object' ? (body.generationConfig as Record<string, unknown>) : undefined;
+  return Math.min(positiveInt(body?.n) ?? positiveInt(gen?.candidateCount) ?? 1, 128);
+}
+
+/**
+ * The hold of a token-priced call to `model` at `provider`, from the body as sent
+ * (`wire`: its bytes or string) and its parsed form. An unknown model is priced at the
+ * provider's dearest row, as its settlement will be. `generates` false: an answer without
+ * generated tokens (embeddings), held for its prompt only.
+ */
+export function quoteTokens(
+  config: ResolvedConfig,
+  provider: ResolvedProvider,
+  model: string | null,
+  wire: string | Buffer | undefined,
+  body: Record<string, unknown> | undefined,
+  generates = true,
+): Quote {
+  const row: ModelInfo | undefined = priceRow(config, provider.def.id, model) ?? dearestRow(config, provider.def.id);
+  const known = priceRow(config, provider.def.id, model) !== undefined;
+  const limit = known ? row!.maxOutputTokens : DEFAULT_MAX_OUTPUT_TOKENS;
+  const asked = requestedOutputCap(body);
+  const outputCap = generates ? (asked === undefined ? limit : known ? Math.min(asked, limit) : asked) * choices(body) : 0;
+  const prompt = wire === undefined ? 0 : promptBound(wire);
+  if (!row) return { nano: 0, tokens: prompt + outputCap, promptNano: 0, outputNanoPerToken: 0, outputCap };
+  const promptNano = Math.round(tokenCostNano(prompt, row.inputPer1M) * provider.margin);
+  const outputNanoPerToken = row.outputPer1M * 1000 * provider.margin;
+  return {
+    nano: promptNano + Math.ceil(outputCap * outputNanoPerToken),
+    tokens: prompt + outputCap,
+    promptNano,
+    outputNanoPerToken,
+    outputCap,
+  };
+}
+
+/** The hold of a unit-priced call: its charge, exactly. */
+export function quoteUnits(provider: ResolvedProvider, charge: UnitCharge | undefined): Quote {
+  return { nano: unitCost(provider, charge, null).customerNano, tokens: 0, promptNano: 0, outputNanoPerToken: 0, outputCap: 0 };
+}
+
+/** The dearest of several quotes (a smart-route call holds its dearest candidate). */
+export function dearest(quotes: readonly Quote[]): Quote {
+  return quotes.reduce((a, b) => (b.nano > a.nano ? b : a));
+}
+
+/** How many output tokens `available` nano-USD covers after the prompt, for a token-priced quote. */
+export function maxAffordableTokens(q: Quote, available: number): number | undefined {
+  if (q.outputNanoPerToken <= 0) return undefined;
+  return Math.max(0, Math.floor((available - q.promptNano) / q.outputNanoPerToken));
+}
+
+/** USD for a message: whole cents when that is exact or the amount is ≥ $1, else 3 significant digits. */
+export function usdText(nano: number): string {
+  const usd = nanoToUsd(nano);
+  const cents = Math.round(usd * 100) / 100;
+  if (usd >= 1 || Math.abs(usd - cents) < 1e-9) return `$${cents.toFixed(2)}`;
+  return `$${Number(usd.toPrecision(3))}`;
+}

@@ -1,0 +1,31 @@
+import type { AppContext } from '../context.js';
+import { SqliteDb } from '../store/sqlite.js';
+import type { MoneyEngine } from './engine.js';
+import { SqliteMoney } from './sqlite-engine.js';
+
+const engines = new WeakMap<AppContext, Promise<MoneyEngine>>();
+
+/**
+ * The daemon's money engine (engine.ts), made on first use: the SQLite store's ledger,
+ * or the lease engine on PostgreSQL. Closed with the daemon (ctx.onClose).
+ */
+export function moneyOf(ctx: AppContext): Promise<MoneyEngine> {
+  let e = engines.get(ctx);
+  if (!e) {
+    e = open(ctx);
+    engines.set(ctx, e);
+  }
+  return e;
+}
+
+async function open(ctx: AppContext): Promise<MoneyEngine> {
+  const db = ctx.db;
+  if (db instanceof SqliteDb) {
+    if (!db.ledger) await db.openLedger(ctx.log);
+    return new SqliteMoney(db.ledger!);
+  }
+  const { PgMoney } = await import('./pg-engine.js');
+  const engine = await PgMoney.start(ctx);
+  ctx.onClose.push(() => engine.close());
+  return engine;
+}
