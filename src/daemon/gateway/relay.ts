@@ -26,6 +26,7 @@ export class Call {
     readonly reply: FastifyReply,
     readonly reservation: Reservation,
   ) {
+    reply.header('x-request-id', reservation.id);
     const res = reply.raw;
     res.once('close', () => {
       if (!res.writableFinished) this.controller.abort();

@@ -167,10 +167,49 @@ export async function reserve(ctx: AppContext, input: ReserveInput): Promise<Res
           ? quotaExceeded(ctx.config, tier, r.usageType, refusal.limit, period.end)
           : insufficientFunds(refusal, input.quote);
     if (refusal.kind !== 'no-account') money.record(bookingOf(ctx, r, { status: 'refused', err }));
-    throw err;
+    throw withRequestId(err, r.id);
   }
   inflightOf(ctx).begin();
   return r;
+}
+
+/** The error with the call's request id as `x-request-id` (the answer's header, CONTRACT "Request log"). */
+function withRequestId(err: AgwError, id: string): AgwError {
+  return new AgwError(err.code, err.message, err.details, { ...err.headers, 'x-request-id': id });
+}
+
+/** What a call refused before admission is recorded with (e.g. 403 MODEL_NOT_ALLOWED). */
+export type RefusedCall = Omit<ReserveInput, 'quote' | 'storeVersion' | 'usageType'> & { usageType?: UsageType };
+
+/**
+ * Records a gateway call agw refused before its admission (a model outside the tier or
+ * the key's allowlist) in the request log, free; returns the error to throw, carrying
+ * the record's id as x-request-id.
+ */
+export async function refuse(ctx: AppContext, call: RefusedCall, err: AgwError): Promise<AgwError> {
+  const now = Date.now();
+  const r: Reservation = {
+    id: nextUsageId(),
+    userId: call.userId,
+    keyId: call.keyId ?? null,
+    tier: call.tier,
+    usageType: call.usageType ?? 'ai_chat',
+    periodKey: quotaPeriod(now).key,
+    endpoint: call.endpoint,
+    projectId: call.projectId,
+    providerId: call.providerId,
+    model: call.model,
+    alias: call.alias,
+    stream: call.stream === true,
+    holdNano: 0,
+    createdAt: now,
+    startedAt: performance.now(),
+    firstByteAt: null,
+    attempts: 0,
+    settled: true,
+  };
+  (await moneyOf(ctx)).record(bookingOf(ctx, r, { status: 'refused', err }));
+  return withRequestId(err, r.id);
 }
 
 interface SettleInput {
