@@ -4,6 +4,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { AgwError, type ErrorBody, type ErrorCode } from '../shared/errors.js';
 import type { RouteIndex } from './route-conventions.js';
 import { isStoreUnavailable } from './store/errors.js';
+import { sendNotFoundPage, wantsHtmlNotFound } from './web/error-page.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -101,7 +102,8 @@ export function sendError(err: unknown, req: FastifyRequest, reply: FastifyReply
 
 /**
  * One error format everywhere: thrown errors, validation, unknown routes (404, or 405
- * with Allow when the path exists for other methods).
+ * with Allow when the path exists for other methods). A browser's GET of an unknown path
+ * outside /api gets the portal's HTML 404 page instead.
  */
 export function installErrorHandling(app: FastifyInstance, routes: RouteIndex): void {
   app.setErrorHandler(sendError);
@@ -111,6 +113,10 @@ export function installErrorHandling(app: FastifyInstance, routes: RouteIndex): 
     if (methods.length) {
       reply.header('allow', methods.join(', '));
       sendError(new AgwError('METHOD_NOT_ALLOWED', `${req.method} is not allowed on ${path}: use ${methods.join(', ')}`), req, reply);
+      return;
+    }
+    if (wantsHtmlNotFound(req)) {
+      sendNotFoundPage(reply);
       return;
     }
     sendError(new AgwError('NOT_FOUND', `no route for ${req.method} ${path}`), req, reply);
