@@ -26,7 +26,7 @@ export function barChart(opts: { id: string; labelledBy: string; points: BarPoin
     .join('');
   const first = opts.points[0]?.label ?? '';
   const last = opts.points[opts.points.length - 1]?.label ?? '';
-  return `<svg id="${opts.id}" class="chart" role="img" aria-labelledby="${opts.labelledBy} ${opts.id}-d" viewBox="0 0 ${W} ${H}" preserveAspectRatio="none">
+  return `<svg id="${opts.id}" class="chart stretch" role="img" aria-labelledby="${opts.labelledBy} ${opts.id}-d" viewBox="0 0 ${W} ${H}" preserveAspectRatio="none">
 <desc id="${opts.id}-d">${escapeHtml(opts.describe)}, highest day ${escapeHtml(opts.format(max))}</desc>
 <line x1="0" x2="${W}" y1="${base}" y2="${base}"></line>${bars}</svg>
 <div class="axis note"><span>${escapeHtml(first)}</span><span>highest ${escapeHtml(opts.format(max))}</span><span>${escapeHtml(last)}</span></div>`;

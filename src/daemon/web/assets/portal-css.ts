@@ -42,6 +42,7 @@ td.num,th.num{text-align:right}
 .chart rect.b{fill:var(--bar)}
 .chart rect.b:hover{fill:var(--bar2)}
 .chart line{stroke:var(--line)}
+.chart.stretch{height:140px}
 .axis{display:flex;justify-content:space-between;gap:.5rem;font-size:.8rem}
 label{display:block;font-weight:600;margin:.6rem 0 .2rem}
 input[type=text],input[type=search],input[type=email],input[type=password],select{font:inherit;padding:.5rem .6rem;border:1px solid var(--line);border-radius:6px;background:var(--bg);color:var(--fg);width:100%;max-width:24rem}
