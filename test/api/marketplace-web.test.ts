@@ -22,11 +22,11 @@ const page = (path: string, init: { cookie?: string; accept?: string } = {}) =>
     redirect: 'manual',
     headers: { accept: init.accept ?? 'text/html,application/xhtml+xml', ...(init.cookie ? { cookie: init.cookie } : {}) },
   });
-const form = (path: string, s: PortalSession | undefined, fields: Record<string, string>) =>
+const form = (path: string, s: PortalSession | undefined, fields: Record<string, string>, headers: Record<string, string> = {}) =>
   fetch(`${td.url}${path}`, {
     method: 'POST',
     redirect: 'manual',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html', ...(s ? { cookie: s.cookie } : {}) },
+    headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html', ...(s ? { cookie: s.cookie } : {}), ...headers },
     body: new URLSearchParams(fields).toString(),
   });
 /** The slugs listed on a /skills page, in order. */
@@ -176,10 +176,10 @@ describe('/creator', () => {
 
   test('archive and publish through plain form posts; the CSRF token and ownership are checked', async () => {
     const id = ids['web-beta'];
-    const noToken = await form(`/creator/skills/${id}/status`, ownerS, { status: 'archived' });
-    expect(noToken.status).toBe(403);
-    expect(noToken.headers.get('content-type')).toMatch(/^text\/html/);
-    expect(await noToken.text()).toContain('CSRF_FAILED');
+    const crossSite = await form(`/creator/skills/${id}/status`, ownerS, { status: 'archived' }, { origin: 'http://evil.example', 'sec-fetch-site': 'cross-site' });
+    expect(crossSite.status).toBe(403);
+    expect(crossSite.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(await crossSite.text()).toContain('CSRF_FAILED');
     const notOwner = await form(`/creator/skills/${id}/status`, otherS, { status: 'archived', _csrf: otherS.csrf });
     expect(notOwner.status).toBe(403);
     expect(await notOwner.text()).toContain('NOT_OWNER');
