@@ -4,7 +4,8 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { AgwError, type ErrorBody, type ErrorCode } from '../shared/errors.js';
 import type { RouteIndex } from './route-conventions.js';
 import { isStoreUnavailable } from './store/errors.js';
-import { sendNotFoundPage, wantsHtmlNotFound } from './web/error-page.js';
+import { errorPage, sendNotFoundPage, wantsHtmlNotFound } from './web/error-page.js';
+import { sendPage } from './web/layout.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -98,6 +99,17 @@ export function sendError(err: unknown, req: FastifyRequest, reply: FastifyReply
   if (e.headers) reply.headers(e.headers);
   const body: ErrorBody = e.toBody();
   reply.status(e.status).type('application/json; charset=utf-8').send(JSON.stringify(body));
+}
+
+/**
+ * fastify's `frameworkErrors` (a URL it cannot route: malformed, or a path parameter over
+ * the length limit): the Error body, or for a browser's page request outside /api the
+ * same status as an HTML page.
+ */
+export function sendFrameworkError(err: unknown, req: FastifyRequest, reply: FastifyReply): void {
+  if (!wantsHtmlNotFound(req)) return sendError(err, req, reply);
+  const e = toAgwError(err, req);
+  sendPage(reply, errorPage({ status: e.status, title: 'Page not found', message: 'There is no page at this address.', code: e.code }), e.status);
 }
 
 /**

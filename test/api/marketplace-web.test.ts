@@ -221,6 +221,11 @@ describe('site navigation and the HTML 404', () => {
       expect(j.status, path).toBe(404);
       expect(await j.json(), path).toMatchObject({ code: 'NOT_FOUND' });
     }
+    const long = await page(`/skills/${'a'.repeat(150)}`); // over the router's parameter limit
+    expect(long.status).toBe(400);
+    expect(await long.text()).toContain('Page not found');
+    const longApi = await page(`/api/skills/by-slug/${'a'.repeat(150)}`);
+    expect((await longApi.json()).code).toBe('INVALID_REQUEST');
     const post = await fetch(`${td.url}/no/such/page`, { method: 'POST' });
     expect((await post.json()).code).toBe('NOT_FOUND');
   });
