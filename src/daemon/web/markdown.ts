@@ -13,7 +13,9 @@ import { escapeHtml } from './escape.js';
  * keeps only the tags and attributes markdown-it itself makes, so neither a parser bug
  * nor a later option change can let active content through. DOMPurify needs a DOM
  * (jsdom) on a server; `marked` has no safe mode of its own. The page's CSP (no inline
- * script or style) is the third line.
+ * script or style) is the third line. Versions: markdown-it's 14 line and sanitize-html
+ * 2.17.5 are the newest whose dependencies run on agw's oldest Node (20.18.1); the next
+ * ones need Node ≥ 20.19 (entities 8, htmlparser2 12).
  *
  * What a page gets: headings shifted one level down (the page has its own h1), links
  * only to http(s) and mailto (with rel="nofollow ugc noopener noreferrer"; relative links
