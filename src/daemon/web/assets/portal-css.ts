@@ -87,7 +87,7 @@ h4{font-size:.9rem;margin:.8rem 0 .3rem}
 .facts{display:flex;flex-wrap:wrap;gap:.3rem 1.5rem;margin:.8rem 0}
 .facts dt{color:var(--muted);font-size:.8rem}
 .facts dd{margin:0}
-main>.card,main>section{margin:1rem 0}
+main>.card,main>.stats{margin-bottom:1rem}
 .cmd{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center}
 .cmd code{flex:1 1 12rem;padding:.5rem .6rem;border:1px solid var(--line);border-radius:6px;background:var(--bg);overflow-wrap:anywhere}
 .md{overflow-wrap:anywhere}
