@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import swagger from '@fastify/swagger';
 import type { AppContext } from './context.js';
 import { lazyChildLogger } from './logger.js';
-import { clientErrorHandler, installErrorHandling, sendError } from './errors.js';
+import { clientErrorHandler, installErrorHandling, sendFrameworkError } from './errors.js';
 import { installRouteConventions, openApiTransform, RouteIndex } from './route-conventions.js';
 import { registerRoutes } from './routes/index.js';
 
@@ -28,7 +28,7 @@ export async function buildApp(ctx: AppContext): Promise<App> {
     // no per-request log lines on the hot path unless debugging: metrics count requests, errors are logged
     logController: debug ? new DebugLogController() : new LogController({ disableRequestLogging: true }),
     clientErrorHandler,
-    frameworkErrors: sendError,
+    frameworkErrors: sendFrameworkError,
     bodyLimit: 10 * 1024 * 1024,
     trustProxy: ctx.config.trustProxy as boolean | string,
     return503OnClosing: true,

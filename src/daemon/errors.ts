@@ -4,6 +4,8 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { AgwError, type ErrorBody, type ErrorCode } from '../shared/errors.js';
 import type { RouteIndex } from './route-conventions.js';
 import { isStoreUnavailable } from './store/errors.js';
+import { errorPage, sendNotFoundPage, wantsHtmlNotFound } from './web/error-page.js';
+import { sendPage } from './web/layout.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -100,8 +102,20 @@ export function sendError(err: unknown, req: FastifyRequest, reply: FastifyReply
 }
 
 /**
+ * fastify's `frameworkErrors` (a URL it cannot route: malformed, or a path parameter over
+ * the length limit): the Error body, or for a browser's page request outside /api the
+ * same status as an HTML page.
+ */
+export function sendFrameworkError(err: unknown, req: FastifyRequest, reply: FastifyReply): void {
+  if (!wantsHtmlNotFound(req)) return sendError(err, req, reply);
+  const e = toAgwError(err, req);
+  sendPage(reply, errorPage({ status: e.status, title: 'Page not found', message: 'There is no page at this address.', code: e.code }), e.status);
+}
+
+/**
  * One error format everywhere: thrown errors, validation, unknown routes (404, or 405
- * with Allow when the path exists for other methods).
+ * with Allow when the path exists for other methods). A browser's GET of an unknown path
+ * outside /api gets the portal's HTML 404 page instead.
  */
 export function installErrorHandling(app: FastifyInstance, routes: RouteIndex): void {
   app.setErrorHandler(sendError);
@@ -111,6 +125,10 @@ export function installErrorHandling(app: FastifyInstance, routes: RouteIndex): 
     if (methods.length) {
       reply.header('allow', methods.join(', '));
       sendError(new AgwError('METHOD_NOT_ALLOWED', `${req.method} is not allowed on ${path}: use ${methods.join(', ')}`), req, reply);
+      return;
+    }
+    if (wantsHtmlNotFound(req)) {
+      sendNotFoundPage(reply);
       return;
     }
     sendError(new AgwError('NOT_FOUND', `no route for ${req.method} ${path}`), req, reply);

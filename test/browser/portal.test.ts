@@ -1,23 +1,11 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { startTestDaemon, type TestDaemon, type TestUser } from '../helpers/daemon.js';
 import { insertUsage, prng, type UsageSeed } from '../helpers/seed-usage.js';
 import { createProject } from '../../src/daemon/store/projects.js';
-
-const CHROMIUM = process.env.AGW_CHROMIUM ?? '/usr/bin/chromium';
-const ARTIFACTS = join(process.cwd(), 'test-artifacts');
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
+import { ARTIFACTS, launchChromium } from '../helpers/chromium.js';
 const DAY = 86_400_000;
 
 /** The machine-readable value of a <data> element inside `selector`. */
@@ -55,7 +43,7 @@ describe('web portal in headless Chromium', () => {
       });
     }
     await insertUsage(db, rows);
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+    browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     page.on('request', (r) => {
       if (!r.url().startsWith(td.url)) foreign.push(r.url());

@@ -1,17 +1,17 @@
 import { AgwError } from '../../shared/errors.js';
 import { nanoToUsd, usdToNano } from '../../shared/money.js';
-import type { MySkillsT, PatchSkillBodyT, TimeseriesT } from '../../shared/schemas/skills.js';
+import type { MySkillsT, OwnerVersionsT, PatchSkillBodyT, TimeseriesT } from '../../shared/schemas/skills.js';
 import type { AppContext } from '../context.js';
 import type { Queryable } from '../store/db.js';
-import { DAY_MS, ownerDaily, ownerTotals } from '../store/skill-installs.js';
+import { DAY_MS, installersByVersion, ownerDaily, ownerTotals } from '../store/skill-installs.js';
 import {
-  getVersion, listVersions, lockSkill, moveVersions, setVersionNotes, setVersionStatus, skillById, skillsOfOwner, updateSkill,
+  displayNames, getVersion, listVersions, lockSkill, moveVersions, setVersionNotes, setVersionStatus, skillById, skillsOfOwner, updateSkill,
   type SkillRow, type SkillStatus, type VersionRow,
 } from '../store/skills.js';
 import { ownedSkill } from './access.js';
 import { checkCategory } from './publish.js';
 import { pickCurrent } from './versions.js';
-import { skillView } from './views.js';
+import { ownerVersionsView, skillView } from './views.js';
 
 /**
  * The owner's side of the lifecycle. A skill's status moves its versions along:
@@ -78,6 +78,14 @@ export async function ownedVersion(q: Queryable, id: number, version: string): P
   const v = await getVersion(q, id, version);
   if (!v) throw new AgwError('VERSION_NOT_FOUND', `skill ${id} has no version "${version}"`);
   return v;
+}
+
+/** Every version of an owned skill (drafts included) with status, installers and notes' editor. */
+export async function ownerVersions(q: Queryable, skill: SkillRow): Promise<OwnerVersionsT> {
+  const versions = await listVersions(q, Number(skill.id));
+  const names = await displayNames(q, versions.flatMap((v) => (v.notes_updated_by ? [v.notes_updated_by] : [])));
+  const installers = await installersByVersion(q, Number(skill.id));
+  return ownerVersionsView(skill, versions, { current: skill.current_version, installers, names });
 }
 
 export async function mySkills(ctx: AppContext, userId: string): Promise<MySkillsT> {

@@ -22,10 +22,13 @@ import portalSpend from './portal-spend.js';
 import portalKeys from './portal-keys.js';
 import portalAccount from './portal-account.js';
 import portalWeb from './portal-web.js';
+import skillsWeb from './skills-web.js';
+import creatorWeb from './creator-web.js';
 
 /**
  * The route table: every route group is one file, registered here. API routes live
- * under /api; the OIDC discovery document and the web portal at the root.
+ * under /api; the OIDC discovery document and the web portal's pages (dashboard,
+ * /skills, /creator) at the root.
  */
 export async function registerRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const api = async (scope: FastifyInstance) => {
@@ -53,6 +56,8 @@ export async function registerRoutes(app: FastifyInstance, ctx: AppContext): Pro
   await app.register(api, { prefix: '/api' });
   await app.register(oauthDiscovery, { ctx });
   await app.register(portalWeb, { ctx });
+  await app.register(skillsWeb, { ctx });
+  await app.register(creatorWeb, { ctx });
 }
 
 export interface RouteOptions {

@@ -1,14 +1,11 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { AgwError } from '../../shared/errors.js';
-import { authenticate, readCookie } from '../auth/principal.js';
-import { SESSION_COOKIE } from '../auth/sessions.js';
-import { userById } from '../store/users.js';
 import { ASSETS } from '../web/assets.js';
 import { dashboardPage } from '../web/dashboard-page.js';
 import { sendPage } from '../web/layout.js';
 import { loginPage } from '../web/login-page.js';
 import { safeNext } from '../web/next.js';
-import { setSessionCookie } from '../web/session-cookie.js';
+import { signedIn as signedInUser } from '../web/signed-in.js';
 import type { RouteOptions } from './index.js';
 
 type Query = { next?: unknown };
@@ -19,14 +16,7 @@ type Query = { next?: unknown };
  * the API document.
  */
 const portalWeb: FastifyPluginAsync<RouteOptions> = async (app, { ctx }) => {
-  async function signedIn(req: FastifyRequest, reply: FastifyReply) {
-    const p = await authenticate(ctx, req, ['session']);
-    if (!p || p.kind !== 'session') return null;
-    const user = await userById(ctx.db, p.userId);
-    if (!user) return null;
-    setSessionCookie(ctx, reply, readCookie(req, SESSION_COOKIE)!);
-    return { email: user.email, csrfToken: p.csrfToken, tier: p.tier };
-  }
+  const signedIn = (req: FastifyRequest, reply: FastifyReply) => signedInUser(ctx, req, reply);
 
   app.get('/', { schema: { hide: true } }, async (req, reply) => {
     const user = await signedIn(req, reply);

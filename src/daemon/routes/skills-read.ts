@@ -5,10 +5,10 @@ import {
 } from '../../shared/schemas/skills.js';
 import { viewerId, visibleSkill } from '../marketplace/access.js';
 import { checkCategory } from '../marketplace/publish.js';
-import { publicVersionsView, skillView } from '../marketplace/views.js';
-import { installersByVersion } from '../store/skill-installs.js';
+import { publicVersions } from '../marketplace/public.js';
+import { skillView } from '../marketplace/views.js';
 import { searchSkills } from '../store/skill-search.js';
-import { displayNames, listVersions, skillById, skillBySlug } from '../store/skills.js';
+import { skillById, skillBySlug } from '../store/skills.js';
 import type { RouteOptions } from './index.js';
 
 /**
@@ -67,13 +67,7 @@ const skillsRead: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx })
     async (req) => {
       const { id } = req.params;
       const access = await visibleSkill(ctx.db, await skillById(ctx.db, id), await viewerId(ctx, req), id);
-      // drafts never; archived versions only for the owner and earlier installers
-      const versions = (await listVersions(ctx.db, id)).filter(
-        (v) => v.status === 'published' || (v.status === 'archived' && access.isInstaller),
-      );
-      const names = await displayNames(ctx.db, versions.flatMap((v) => (v.notes_updated_by ? [v.notes_updated_by] : [])));
-      const installers = await installersByVersion(ctx.db, id);
-      return publicVersionsView(access.skill, versions, { current: access.skill.current_version, installers, names });
+      return publicVersions(ctx.db, access);
     },
   );
 };

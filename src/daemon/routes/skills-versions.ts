@@ -3,10 +3,9 @@ import { errorResponses } from '../../shared/schemas/common.js';
 import { OwnerVersions, PatchVersionBody, Skill, SkillIdParams, SkillVersionParams, VersionFiles } from '../../shared/schemas/skills.js';
 import { ACCOUNT_CREDENTIALS, requireAuth, userOf } from '../auth/principal.js';
 import { ownedSkill } from '../marketplace/access.js';
-import { editNotes, ownedVersion, republishVersion } from '../marketplace/owner.js';
-import { ownerVersionsView, skillView } from '../marketplace/views.js';
-import { installersByVersion } from '../store/skill-installs.js';
-import { displayNames, listVersions, parseManifest, skillById } from '../store/skills.js';
+import { editNotes, ownedVersion, ownerVersions, republishVersion } from '../marketplace/owner.js';
+import { skillView } from '../marketplace/views.js';
+import { parseManifest, skillById } from '../store/skills.js';
 import type { RouteOptions } from './index.js';
 
 /** An owner's versions: the full list (drafts included), release notes, files, republish. */
@@ -24,10 +23,7 @@ const skillsVersions: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ct
     },
     async (req) => {
       const { id } = req.params;
-      const skill = await ownedSkill(ctx.db, await skillById(ctx.db, id), userOf(req).userId, id);
-      const versions = await listVersions(ctx.db, id);
-      const names = await displayNames(ctx.db, versions.flatMap((v) => (v.notes_updated_by ? [v.notes_updated_by] : [])));
-      return ownerVersionsView(skill, versions, { current: skill.current_version, installers: await installersByVersion(ctx.db, id), names });
+      return ownerVersions(ctx.db, await ownedSkill(ctx.db, await skillById(ctx.db, id), userOf(req).userId, id));
     },
   );
 

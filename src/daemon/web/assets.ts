@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { PORTAL_CSS } from './assets/portal-css.js';
 import { PORTAL_JS } from './assets/portal-js.js';
+import { SITE_JS } from './assets/site-js.js';
 
 /**
  * The portal's static files, held in memory. URLs carry a content hash (`?v=`), so
@@ -21,6 +22,7 @@ function asset(body: string, type: string): Asset {
 export const ASSETS: Record<string, Asset> = {
   'portal.css': asset(PORTAL_CSS, 'text/css; charset=utf-8'),
   'portal.js': asset(PORTAL_JS, 'text/javascript; charset=utf-8'),
+  'site.js': asset(SITE_JS, 'text/javascript; charset=utf-8'),
 };
 
 export function assetUrl(name: keyof typeof ASSETS & string): string {

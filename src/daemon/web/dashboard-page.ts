@@ -92,7 +92,8 @@ export function dashboardPage(user: PageUser & { tier: string }): string {
     title: 'Dashboard',
     body,
     user,
-    script: true,
+    script: 'portal.js',
+    nav: 'dashboard',
     head: `<meta name="csrf-token" content="${escapeHtml(user.csrfToken)}">\n`,
   });
 }

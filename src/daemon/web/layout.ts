@@ -1,18 +1,17 @@
 import type { FastifyReply } from 'fastify';
 import { assetUrl } from './assets.js';
+import { escapeHtml } from './escape.js';
+import { renderNav, type NavId } from './nav.js';
+import { loginPath } from './next.js';
+
+export { escapeHtml };
 
 /**
  * The portal's page layout, shared by every server-rendered page (login, dashboard,
- * and the OAuth consent page). Pages are plain HTML: one stylesheet and at most one
+ * marketplace, creator, error pages and the OAuth consent page): a header with the site
+ * navigation (nav.ts), the page, a footer. Pages are plain HTML: one stylesheet and at most one
  * script, both served by agw itself (no CDN), under a strict Content-Security-Policy.
  */
-
-const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-
-/** Escapes text for HTML element content and quoted attribute values. */
-export function escapeHtml(value: unknown): string {
-  return String(value ?? '').replace(/[&<>"']/g, (c) => ESCAPES[c]);
-}
 
 export interface PageUser {
   email: string;
@@ -25,8 +24,12 @@ export interface PageOptions {
   body: string;
   /** The signed-in user: shows their email and a logout button in the header. */
   user?: PageUser;
-  /** Load the dashboard script. */
-  script?: boolean;
+  /** Load a script: `true` (or 'portal.js') the dashboard's, 'site.js' the small one of the other pages. */
+  script?: boolean | 'portal.js' | 'site.js';
+  /** The navigation entry of this page (marked as the current one). */
+  nav?: NavId;
+  /** Without a user: show a "Sign in" link that returns to this path. */
+  signInNext?: string;
   /** Extra trusted HTML for <head> (e.g. meta tags). */
   head?: string;
 }
@@ -38,7 +41,10 @@ export function renderPage(opts: PageOptions): string {
         <input type="hidden" name="_csrf" value="${escapeHtml(opts.user.csrfToken)}">
         <button type="submit" class="link">Log out</button>
       </form></div>`
-    : '';
+    : opts.signInNext
+      ? `<div class="who"><a href="${escapeHtml(loginPath(opts.signInNext))}">Sign in</a></div>`
+      : '';
+  const script = opts.script === true ? 'portal.js' : opts.script || undefined;
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -46,11 +52,11 @@ export function renderPage(opts: PageOptions): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(opts.title)} · agw</title>
 <link rel="stylesheet" href="${assetUrl('portal.css')}">
-${opts.head ?? ''}${opts.script ? `<script src="${assetUrl('portal.js')}" defer></script>` : ''}
+${opts.head ?? ''}${script ? `<script src="${assetUrl(script)}" defer></script>` : ''}
 </head>
 <body>
 <a class="skip" href="#main">Skip to content</a>
-<header class="top"><a class="brand" href="/">agw</a>${user}</header>
+<header class="top"><a class="brand" href="/">agw</a>${renderNav(opts.nav)}${user}</header>
 <main id="main" tabindex="-1">
 ${opts.body}
 </main>

@@ -1,4 +1,4 @@
-/** The portal's one stylesheet: system fonts, light and dark, one column on a phone. */
+/** The portal's one stylesheet: system fonts, light and dark, one column on a phone (dashboard, marketplace, creator). */
 export const PORTAL_CSS = String.raw`
 :root{--bg:#f6f7f9;--card:#fff;--fg:#1b1f24;--muted:#5b6470;--line:#d9dde3;--accent:#2457c5;--accent-fg:#fff;--bar:#2f6fe0;--bar2:#9bb7ef;--bad:#b42318;--ok:#127a3a;--focus:#f5a524}
 @media (prefers-color-scheme:dark){:root{--bg:#111418;--card:#1a1f25;--fg:#e8ebef;--muted:#a3acb8;--line:#2e353e;--accent:#6d9bff;--accent-fg:#0b0e12;--bar:#6d9bff;--bar2:#3b5a9a;--bad:#ff8a7a;--ok:#6fd39a}}
@@ -9,7 +9,11 @@ a{color:var(--accent)}
 :focus-visible{outline:3px solid var(--focus);outline-offset:2px}
 .skip{position:absolute;left:-999px;top:0;background:var(--card);padding:.5rem}
 .skip:focus{left:.5rem}
-.top{display:flex;align-items:center;justify-content:space-between;gap:1rem;padding:.6rem 1rem;background:var(--card);border-bottom:1px solid var(--line)}
+.top{display:flex;flex-wrap:wrap;align-items:center;justify-content:space-between;gap:.5rem 1rem;padding:.6rem 1rem;background:var(--card);border-bottom:1px solid var(--line)}
+nav.site{flex:1;min-width:0}
+nav.site ul{display:flex;flex-wrap:wrap;gap:.25rem .9rem;margin:0;padding:0;list-style:none}
+nav.site a{text-decoration:none;padding:.2rem 0;border-bottom:2px solid transparent}
+nav.site a[aria-current=page]{color:var(--fg);font-weight:600;border-bottom-color:var(--accent)}
 .brand{font-weight:700;font-size:1.2rem;text-decoration:none;color:var(--fg)}
 .who{display:flex;align-items:center;gap:.75rem;min-width:0}
 .who .email{overflow:hidden;text-overflow:ellipsis;white-space:nowrap;color:var(--muted)}
@@ -38,9 +42,10 @@ td.num,th.num{text-align:right}
 .chart rect.b{fill:var(--bar)}
 .chart rect.b:hover{fill:var(--bar2)}
 .chart line{stroke:var(--line)}
+.chart.stretch{height:140px}
 .axis{display:flex;justify-content:space-between;gap:.5rem;font-size:.8rem}
 label{display:block;font-weight:600;margin:.6rem 0 .2rem}
-input[type=text],input[type=email],input[type=password],select{font:inherit;padding:.5rem .6rem;border:1px solid var(--line);border-radius:6px;background:var(--bg);color:var(--fg);width:100%;max-width:24rem}
+input[type=text],input[type=search],input[type=email],input[type=password],select{font:inherit;padding:.5rem .6rem;border:1px solid var(--line);border-radius:6px;background:var(--bg);color:var(--fg);width:100%;max-width:24rem}
 select{width:auto}
 button{font:inherit;padding:.45rem .9rem;border-radius:6px;border:1px solid var(--accent);background:var(--accent);color:var(--accent-fg);cursor:pointer}
 button.secondary,button.danger{background:transparent;color:var(--accent)}
@@ -62,6 +67,39 @@ meter{width:100%;height:.9rem}
 .tags li{border:1px solid var(--line);border-radius:99px;padding:.05rem .55rem;font-size:.8rem}
 .revoked{color:var(--muted);text-decoration:line-through}
 .sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
+h4{font-size:.9rem;margin:.8rem 0 .3rem}
+.search{display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:flex-end;margin-bottom:1rem}
+.search .field label{margin-top:0}
+.search .grow{flex:1 1 14rem}
+.search .grow input{max-width:none}
+.skills{list-style:none;padding:0;margin:0;display:grid;grid-template-columns:repeat(auto-fill,minmax(min(100%,320px),1fr));gap:1rem}
+.skill{background:var(--card);border:1px solid var(--line);border-radius:10px;padding:1rem;min-width:0;overflow-wrap:anywhere}
+.skill h2{margin:0 0 .3rem}
+.skill p{margin:.3rem 0}
+.meta{display:flex;flex-wrap:wrap;gap:.3rem .8rem;color:var(--muted);font-size:.85rem}
+.tag,.status{display:inline-block;border:1px solid var(--line);border-radius:99px;padding:0 .5rem;font-size:.75rem;font-weight:500;color:var(--muted);vertical-align:middle}
+.status.published{border-color:var(--ok);color:var(--ok)}
+.status.archived{border-color:var(--bad);color:var(--bad)}
+.pager{display:flex;justify-content:space-between;align-items:center;gap:1rem;margin:1rem 0}
+.crumbs{margin:0;font-size:.85rem;color:var(--muted)}
+.lead{font-size:1.05rem;overflow-wrap:anywhere}
+.banner{border:1px solid var(--bad);border-radius:8px;padding:.6rem .8rem;color:var(--bad)}
+.facts{display:flex;flex-wrap:wrap;gap:.3rem 1.5rem;margin:.8rem 0}
+.facts dt{color:var(--muted);font-size:.8rem}
+.facts dd{margin:0}
+main>.card,main>.stats{margin-bottom:1rem}
+.cmd{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center}
+.cmd code{flex:1 1 12rem;padding:.5rem .6rem;border:1px solid var(--line);border-radius:6px;background:var(--bg);overflow-wrap:anywhere}
+.md{overflow-wrap:anywhere}
+.md pre{overflow-x:auto;padding:.6rem;border:1px solid var(--line);border-radius:6px;background:var(--bg)}
+.md table{display:block;overflow-x:auto}
+.md blockquote{margin:.5rem 0;padding-left:.8rem;border-left:3px solid var(--line);color:var(--muted)}
+.versions{list-style:none;padding:0;margin:0}
+.versions li{border-top:1px solid var(--line);padding:.4rem 0}
+.versions h3{margin:.2rem 0}
+.notes{white-space:pre-wrap;overflow-wrap:anywhere}
+.actions{margin:.6rem 0}
+.big{font-size:3rem;margin:.5rem 0;color:var(--muted)}
 [hidden]{display:none!important}
-@media (max-width:560px){main{padding:.6rem}.card{padding:.75rem}.barcell{width:25%}.hide-sm{display:none}}
+@media (max-width:560px){main{padding:.6rem}.card{padding:.75rem}.barcell{width:25%}.hide-sm{display:none}nav.site{order:3;flex-basis:100%}}
 `;

@@ -1,0 +1,70 @@
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import { accessOf, canView } from '../marketplace/access.js';
+import { currentDocs, publicVersions } from '../marketplace/public.js';
+import { skillView } from '../marketplace/views.js';
+import { searchSkills, type SkillSort } from '../store/skill-search.js';
+import { skillBySlug } from '../store/skills.js';
+import { sendNotFoundPage } from '../web/error-page.js';
+import { sendPage } from '../web/layout.js';
+import { htmlErrorHandler } from '../web/page-errors.js';
+import { signedIn } from '../web/signed-in.js';
+import { skillPage } from '../web/skill-page.js';
+import { SORTS, skillsPage, type SkillsQuery } from '../web/skills-page.js';
+import type { RouteOptions } from './index.js';
+
+/** Results per page of /skills (GET /api/skills's default). */
+export const SKILLS_PER_PAGE = 20;
+
+/** The first value of a query parameter given once or repeated. */
+function first(v: unknown): string {
+  const x = Array.isArray(v) ? v[0] : v;
+  return typeof x === 'string' ? x : '';
+}
+
+/**
+ * A page's query, forgiving as a web page should be: an unknown sort is the default, a
+ * page that is not a whole number ≥ 1 is the first; q is cut to GET /api/skills's 200 characters.
+ */
+export function searchQuery(query: Record<string, unknown>): SkillsQuery {
+  const sort = first(query.sort);
+  const page = Number(first(query.page));
+  return {
+    q: first(query.q).trim().slice(0, 200),
+    category: first(query.category),
+    sort: SORTS.some(([s]) => s === sort) ? (sort as SkillSort) : 'popular',
+    page: Number.isInteger(page) && page >= 1 && page <= 100_000 ? page : 1,
+  };
+}
+
+/**
+ * The public marketplace pages: `/skills` (search) and `/skills/{slug}` (one skill). They
+ * read the store through the same functions as GET /api/skills, /api/skills/by-slug/{slug}
+ * and /public-versions, with the same visibility: drafts are 404 pages; archived skills
+ * only for their owner and earlier installers (signed in), with a note.
+ */
+const skillsWeb: FastifyPluginAsync<RouteOptions> = async (app, { ctx }) => {
+  app.setErrorHandler(htmlErrorHandler('/skills'));
+  app.get('/skills', { schema: { hide: true } }, async (req, reply) => {
+    const user = (await signedIn(ctx, req, reply)) ?? undefined;
+    const query = searchQuery(req.query as Record<string, unknown>);
+    const categories = ctx.config.marketplace.categories;
+    const base = { query, categories, user, path: req.url, limit: SKILLS_PER_PAGE };
+    if (query.category && !categories.includes(query.category)) {
+      const error = `There is no category “${query.category}”. Pick one from the list.`;
+      return sendPage(reply, skillsPage({ ...base, items: [], total: 0, error }), 400);
+    }
+    const { rows, total } = await searchSkills(ctx.db, { ...query, q: query.q || undefined, category: query.category || undefined, limit: SKILLS_PER_PAGE });
+    return sendPage(reply, skillsPage({ ...base, items: rows.map(skillView), total }));
+  });
+
+  app.get('/skills/:slug', { schema: { hide: true } }, async (req: FastifyRequest<{ Params: { slug: string } }>, reply) => {
+    const user = await signedIn(ctx, req, reply);
+    const row = await skillBySlug(ctx.db, req.params.slug);
+    const access = row ? await accessOf(ctx.db, row, user?.userId ?? null) : undefined;
+    if (!access || !canView(access)) return sendNotFoundPage(reply, 'There is no published skill at this address.', user ?? undefined);
+    const [versions, docs] = await Promise.all([publicVersions(ctx.db, access), currentDocs(ctx.db, access)]);
+    return sendPage(reply, skillPage({ skill: skillView(access.skill), versions, docs, user: user ?? undefined, path: req.url }));
+  });
+};
+
+export default skillsWeb;
