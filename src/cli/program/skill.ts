@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { DEFAULT_CATEGORIES } from '../../shared/config/defaults.js';
 import { examples, lazy, remote } from './lazy.js';
 
 const creator = () => import('../commands/skill/creator.js');
@@ -40,9 +41,10 @@ export function registerSkill(program: Command): void {
   skill
     .command('publish [dir]')
     .description('validate locally, then upload a version of the bundle (the first publisher of a name owns it)')
-    .requiredOption('--version <version>', 'version to publish (SemVer, e.g. 1.0.0)')
+    .requiredOption('--version <version>', 'version to publish (SemVer MAJOR.MINOR.PATCH, e.g. 1.0.0)')
+    .option('--allow-non-semver', 'publish a version that is not SemVer (it never becomes current over SemVer versions)')
     .option('--price <usd>', 'price in USD per install, 0 = free (first publish: 0; later: unchanged)')
-    .option('--category <category>', 'marketplace category (first publish: other; later: unchanged)')
+    .option('--category <category>', `marketplace category (first publish: other; later: unchanged); one of the daemon's marketplace.categories, by default: ${DEFAULT_CATEGORIES.join(', ')}`)
     .option('--slug <slug>', 'marketplace slug (default: the name in SKILL.md)')
     .option('--draft', 'publish as a draft (hidden from search)')
     .option('--notes <text>', 'release notes')
