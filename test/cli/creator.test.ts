@@ -1,7 +1,7 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { readBundleDir } from '../../src/shared/bundle/index.js';
+import { readBundleDir, validateBundle } from '../../src/shared/bundle/index.js';
 import { startTestDaemon, type TestDaemon, type TestUser } from '../helpers/daemon.js';
 import { ANSI, cliEnv, json, type CliEnv } from './cli-env.js';
 
@@ -118,6 +118,9 @@ describe('the creator path', () => {
     expect(def.code).toBe(0);
     expect(def.stdout).toMatch(/^installed tiny-tool 1\.1\.0 into \.agents\/skills\/tiny-tool \(\d+ files, already owned\)\n$/);
     expect(readFileSync(join(cwd, '.agents', 'skills', 'tiny-tool', 'assets', 'data.bin'))).toEqual(Buffer.from([0, 1, 2, 250, 251, 252, 255]));
+    // what an agent loads: .agents/skills/<name>/SKILL.md, valid by the Agent Skills rules, folder named after the skill
+    const loaded = validateBundle(await readBundleDir(join(cwd, '.agents', 'skills', 'tiny-tool')), { dirName: 'tiny-tool' });
+    expect({ ok: loaded.ok, warnings: loaded.warnings, name: loaded.meta?.name }).toEqual({ ok: true, warnings: [], name: 'tiny-tool' });
   });
 
   test('the owner’s install checks every file’s sha256; a tampered file fails and nothing is written', async () => {
