@@ -9,6 +9,7 @@ import { openStore } from './store/open.js';
 import { SqliteDb } from './store/sqlite.js';
 import { syncTiers } from './store/tiers.js';
 import { startDemo, type Demo } from './demo/demo.js';
+import { moneyOf } from './money/index.js';
 import { configFileFor, defaultDataDir } from './paths.js';
 
 export { configFileFor, defaultDataDir };
@@ -63,6 +64,7 @@ export async function startDaemon(opts: ServeOptions = {}): Promise<Daemon> {
   try {
     await db.tx((q) => syncTiers(q, config));
     app = await buildApp(ctx);
+    await moneyOf(ctx); // PostgreSQL: this daemon registers for budget leases before it serves
     await app.listen({ port: opts.port ?? 8787, host: opts.host ?? '127.0.0.1' });
   } catch (e) {
     await db.close();

@@ -116,6 +116,8 @@ async function charge(ctx: AppContext, q: Queryable, user: { userId: string; tie
   const { skill, version, price, ownerCredit } = sale;
   const skillId = Number(skill.id);
   const label = `${skill.slug}@${version}`;
+  // both wallets locked in one order (user id), as booking batches lock them: never a cycle
+  if (q.dialect === 'postgres') await q.all('SELECT user_id FROM wallets WHERE user_id IN (?, ?) ORDER BY user_id COLLATE "C" FOR UPDATE', [user.userId, skill.owner_id]);
   const paid = await debit(q, {
     userId: user.userId,
     amount: price,

@@ -132,5 +132,12 @@ export const DEFAULT_GATEWAY = {
   responseTimeoutMs: 120_000,
   cooldownMs: 30_000,
   failureThreshold: 3,
+  /** no longer used (reservations are held in memory; see leaseTtlMs): accepted so old config files still load */
   reservationTtlMs: 15 * 60_000,
+  /**
+   * PostgreSQL: a daemon's budget leases are returned this long after its last heartbeat
+   * (it heartbeats every fifth of it; money/pg-engine.ts). The bound on how long a killed
+   * daemon's unused funds and units stay out of reach.
+   */
+  leaseTtlMs: 10_000,
 };

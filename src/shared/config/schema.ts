@@ -124,7 +124,10 @@ export const ConfigSchema = Type.Object(
           responseTimeoutMs: Type.Optional(Type.Integer({ minimum: 100, maximum: 600000 })),
           cooldownMs: Type.Optional(Type.Integer({ minimum: 0, maximum: 3600000 })),
           failureThreshold: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
-          reservationTtlMs: Type.Optional(Type.Integer({ minimum: 1000 })),
+          reservationTtlMs: Type.Optional(Type.Integer({ minimum: 1000, description: 'no longer used (accepted for old config files)' })),
+          leaseTtlMs: Type.Optional(
+            Type.Integer({ minimum: 500, maximum: 600000, description: 'PostgreSQL: how long a stopped daemon keeps its budget leases (default 10000)' }),
+          ),
         },
         { additionalProperties: false },
       ),
