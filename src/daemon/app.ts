@@ -4,6 +4,7 @@ import swagger from '@fastify/swagger';
 import type { AppContext } from './context.js';
 import { lazyChildLogger } from './logger.js';
 import { clientErrorHandler, installErrorHandling, sendError } from './errors.js';
+import { finiteKeyword, finiteValidatorFactory } from './finite-numbers.js';
 import { installRouteConventions, openApiTransform, RouteIndex } from './route-conventions.js';
 import { registerRoutes } from './routes/index.js';
 
@@ -33,7 +34,9 @@ export async function buildApp(ctx: AppContext): Promise<App> {
     trustProxy: ctx.config.trustProxy as boolean | string,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
-    ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, allErrors: false } },
+    ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, allErrors: false }, plugins: [finiteKeyword] },
+    // every numeric field of every route must be finite (?limit=1e309 is a 400): see finite-numbers.ts
+    schemaController: { compilersFactory: { buildValidator: finiteValidatorFactory() as never } },
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as FastifyInstance;
 
   // request loggers made only when a request logs (at debug every request does)
