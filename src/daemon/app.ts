@@ -34,7 +34,8 @@ export async function buildApp(ctx: AppContext): Promise<App> {
     trustProxy: ctx.config.trustProxy as boolean | string,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
-    ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, allErrors: false }, plugins: [finiteKeyword] },
+    // allowUnionTypes: chat message content is `type: ['string', 'array']` (see schemas/gateway.ts)
+    ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, allErrors: false, allowUnionTypes: true }, plugins: [finiteKeyword] },
     // every numeric field of every route must be finite (?limit=1e309 is a 400): see finite-numbers.ts
     schemaController: { compilersFactory: { buildValidator: finiteValidatorFactory() as never } },
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as FastifyInstance;
