@@ -127,6 +127,9 @@ export const DEFAULT_CATEGORIES = [
 
 export const DEFAULT_PLATFORM_FEE = 0.2;
 
+/** Self top-up is off unless the config turns it on (money is minted by operators). */
+export const DEFAULT_WALLET = { selfTopup: false };
+
 export const DEFAULT_GATEWAY = {
   connectTimeoutMs: 5_000,
   responseTimeoutMs: 120_000,

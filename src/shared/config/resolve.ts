@@ -8,6 +8,7 @@ import {
   DEFAULT_PLATFORM_FEE,
   DEFAULT_SMART_ROUTES,
   DEFAULT_TIERS,
+  DEFAULT_WALLET,
   SMART_ROUTE_CLASSES,
   type SmartRouteClass,
   type Target,
@@ -48,6 +49,8 @@ export interface ResolvedConfig {
   aliases: Map<string, Target[]>;
   smartRoutes: Record<SmartRouteClass, Target[]>;
   marketplace: { platformFee: number; categories: string[] };
+  /** `selfTopup`: POST /api/wallet/topup credits directly (else 403 TOPUP_DISABLED). */
+  wallet: { selfTopup: boolean };
   gateway: typeof DEFAULT_GATEWAY;
 }
 
@@ -182,6 +185,7 @@ export function resolveConfig(
         platformFee: file.marketplace?.platformFee ?? DEFAULT_PLATFORM_FEE,
         categories: file.marketplace?.categories ?? DEFAULT_CATEGORIES,
       },
+      wallet: { selfTopup: file.wallet?.selfTopup ?? DEFAULT_WALLET.selfTopup },
       gateway: { ...DEFAULT_GATEWAY, ...(file.gateway ?? {}) },
     },
   };

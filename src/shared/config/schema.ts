@@ -116,6 +116,19 @@ export const ConfigSchema = Type.Object(
         { additionalProperties: false },
       ),
     ),
+    wallet: Type.Optional(
+      Type.Object(
+        {
+          selfTopup: Type.Optional(
+            Type.Boolean({
+              description:
+                'POST /api/wallet/topup credits the caller directly only when true (default false; `agw serve --demo` turns it on). Otherwise it is 403 TOPUP_DISABLED and an operator credits with `agw admin wallet credit`.',
+            }),
+          ),
+        },
+        { additionalProperties: false },
+      ),
+    ),
     gateway: Type.Optional(
       Type.Object(
         {
