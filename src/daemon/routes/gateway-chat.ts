@@ -4,7 +4,8 @@ import { errorResponses } from '../../shared/schemas/common.js';
 import { GatewayChatBody, ProviderAnswer } from '../../shared/schemas/gateway.js';
 import { reserve, release } from '../gateway/accounting.js';
 import { gatewayUser, requireGatewayAuth, storeVersionOf } from '../gateway/auth.js';
-import { Call, deliver, projectFor, readBody, unreachable, upstreamMessage } from '../gateway/relay.js';
+import { Call, deliver, projectFor, unreachable, upstreamMessage } from '../gateway/relay.js';
+import { readErrorBody } from '../gateway/redact.js';
 import { resolveChatModel } from '../gateway/resolve.js';
 import { gatewayOf } from '../gateway/runtime.js';
 import { toCommonBody, toMessagesBody, type CommonChatBody } from '../gateway/translate.js';
@@ -72,19 +73,19 @@ const gatewayChat: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }
         throw unreachable(target.provider, err);
       }
       if (up.statusCode < 200 || up.statusCode >= 300) {
-        const text = await readBody(up).catch(() => Buffer.alloc(0));
+        const { body: text } = await readErrorBody(up, gw.redact);
         await release(ctx, r, up.statusCode);
-        const msg = upstreamMessage(text);
+        const msg = upstreamMessage(text, gw.redact);
         if (up.statusCode === 429) {
           const ra = up.headers['retry-after'];
-          throw new AgwError('UPSTREAM_RATE_LIMITED', `${target.provider} is rate limiting: ${msg}`, undefined, typeof ra === 'string' ? { 'retry-after': ra } : undefined);
+          throw new AgwError('UPSTREAM_RATE_LIMITED', `${target.provider} is rate limiting: ${msg}`, undefined, typeof ra === 'string' ? { 'retry-after': gw.redact.headerValue(ra) } : undefined);
         }
         if (REQUEST_PROBLEMS.has(up.statusCode)) throw new AgwError('INVALID_REQUEST', `${target.provider} rejected the request: ${msg}`);
         throw new AgwError('UPSTREAM_UNREACHABLE', `upstream ${target.provider} answered HTTP ${up.statusCode}: ${msg}`);
       }
       reply
         .code(200)
-        .header('content-type', up.headers['content-type'] ?? 'application/json')
+        .header('content-type', gw.redact.headerValue(up.headers['content-type'] ?? 'application/json'))
         .header('cache-control', 'no-cache')
         .header('x-service-resolved-provider', target.provider)
         .header('x-service-resolved-model', target.model)

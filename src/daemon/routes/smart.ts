@@ -5,7 +5,8 @@ import { errorResponses } from '../../shared/schemas/common.js';
 import { ChatCompletion, SmartChatBody } from '../../shared/schemas/gateway.js';
 import { release, reserve } from '../gateway/accounting.js';
 import { gatewayUser, requireGatewayAuth, storeVersionOf } from '../gateway/auth.js';
-import { Call, deliver, isEventStream, projectFor, readBody, upstreamMessage } from '../gateway/relay.js';
+import { Call, deliver, isEventStream, projectFor, upstreamMessage } from '../gateway/relay.js';
+import { readErrorBody } from '../gateway/redact.js';
 import { gatewayOf } from '../gateway/runtime.js';
 import { smartCandidates } from '../gateway/smart.js';
 import { MessagesToCommonSse } from '../gateway/sse-translate.js';
@@ -81,11 +82,11 @@ const smart: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
           continue;
         }
         if (up.statusCode < 200 || up.statusCode >= 300) {
-          const text = await readBody(up).catch(() => Buffer.alloc(0));
+          const { body: text } = await readErrorBody(up, gw.redact);
           lastStatus = up.statusCode;
           if (REQUEST_PROBLEMS.has(up.statusCode)) {
             await release(ctx, r, up.statusCode);
-            throw new AgwError('INVALID_REQUEST', `${c.provider} rejected the request: ${upstreamMessage(text)}`);
+            throw new AgwError('INVALID_REQUEST', `${c.provider} rejected the request: ${upstreamMessage(text, gw.redact)}`);
           }
           if (up.statusCode >= 500) gw.breaker.failure(c.provider);
           tried.push(`${c.provider}/${c.model}: HTTP ${up.statusCode}`);
