@@ -31,6 +31,10 @@ export async function buildApp(ctx: AppContext): Promise<App> {
     clientErrorHandler,
     frameworkErrors: sendError,
     bodyLimit: 10 * 1024 * 1024,
+    // a backstop for every route (fastify's default is no limit): a request not received in
+    // full by then is answered 408 by node (see clientErrorHandler); publish uploads have
+    // their own, shorter, idle timeout and deadline (marketplace/upload-guard.ts)
+    requestTimeout: ctx.config.marketplace.uploadTimeoutMs + 60_000,
     trustProxy: ctx.config.trustProxy as boolean | string,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
