@@ -163,6 +163,7 @@ describe('abandoned uploads and the per-account cap', () => {
     const refused = await publishForm(slow, slowUser.key, { version: '1.0.0', category: 'scene' }, bundle('capped-skill'));
     expect(refused.status).toBe(429);
     expect(refused.headers.get('retry-after')).toBe('5');
+    expect(refused.headers.get('connection')).toBe('close');
     expect((await json(refused)).code).toBe('TOO_MANY_UPLOADS');
     const json429 = await slow.fetch('/skills', { method: 'POST', key: slowUser.key, json: { version: '1.0.0', files: [] } });
     expect(json429.status).toBe(429);

@@ -110,7 +110,7 @@ export class UploadSlots {
         'TOO_MANY_UPLOADS',
         `you already have ${n} uploads in progress (at most ${this.max}): wait for one to finish`,
         { limit: this.max },
-        { 'retry-after': '5' },
+        { 'retry-after': '5', ...CLOSE }, // the body it was sending is not read
       );
     }
     this.inUse.set(userId, n + 1);
