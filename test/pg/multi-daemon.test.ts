@@ -36,8 +36,7 @@ describe('three daemons, one PostgreSQL', () => {
     const { daemons } = c;
     const cost = await oneCallCost();
     const funds = Math.round(cost * 8.5);
-    const u = await daemons[0].user({ tier: 'free', quotas: { ai_chat: -1 } });
-    await daemons[0].fetch('/wallet/topup', { method: 'POST', key: u.key, json: { amount: nanoToUsd(funds) } });
+    const u = await daemons[0].user({ tier: 'free', quotas: { ai_chat: -1 }, balance: nanoToUsd(funds) });
     let inFlight = 0;
     let maxInFlight = 0;
     const all: Answer[] = [];

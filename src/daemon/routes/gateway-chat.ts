@@ -5,7 +5,8 @@ import { GatewayChatBody, ProviderAnswer } from '../../shared/schemas/gateway.js
 import { reserve, release } from '../money/calls.js';
 import { quoteTokens } from '../money/hold.js';
 import { gatewayUser, requireGatewayAuth, storeVersionOf } from '../gateway/auth.js';
-import { Call, deliver, projectFor, readBody, unreachable, upstreamMessage } from '../gateway/relay.js';
+import { Call, deliver, projectFor, unreachable, upstreamMessage } from '../gateway/relay.js';
+import { readErrorBody } from '../gateway/redact.js';
 import { resolveChatModel } from '../gateway/resolve.js';
 import { gatewayOf } from '../gateway/runtime.js';
 import { toCommonBody, toMessagesBody, type CommonChatBody } from '../gateway/translate.js';
@@ -26,9 +27,9 @@ const REQUEST_PROBLEMS = new Set([400, 404, 413, 422]);
  * upstream answers 503 UPSTREAM_UNREACHABLE (failover is the smart route's job).
  */
 /** agw's answer to an upstream's non-2xx: 429 passed on, a wrong request 400, anything else 503. */
-function upstreamRefusal(provider: string, status: number, msg: string, retryAfter: string | string[] | undefined): AgwError {
+function upstreamRefusal(provider: string, status: number, msg: string, retryAfter: string | undefined): AgwError {
   if (status === 429) {
-    return new AgwError('UPSTREAM_RATE_LIMITED', `${provider} is rate limiting: ${msg}`, undefined, typeof retryAfter === 'string' ? { 'retry-after': retryAfter } : undefined);
+    return new AgwError('UPSTREAM_RATE_LIMITED', `${provider} is rate limiting: ${msg}`, undefined, retryAfter ? { 'retry-after': retryAfter } : undefined);
   }
   if (REQUEST_PROBLEMS.has(status)) return new AgwError('INVALID_REQUEST', `${provider} rejected the request: ${msg}`);
   return new AgwError('UPSTREAM_UNREACHABLE', `upstream ${provider} answered HTTP ${status}: ${msg}`);
@@ -87,14 +88,15 @@ const gatewayChat: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }
         throw e;
       }
       if (up.statusCode < 200 || up.statusCode >= 300) {
-        const text = await readBody(up).catch(() => Buffer.alloc(0));
-        const e = upstreamRefusal(target.provider, up.statusCode, upstreamMessage(text), up.headers['retry-after']);
+        const { body: text } = await readErrorBody(up, gw.redact);
+        const ra = up.headers['retry-after'];
+        const e = upstreamRefusal(target.provider, up.statusCode, upstreamMessage(text, gw.redact), typeof ra === 'string' ? gw.redact.headerValue(ra) : undefined);
         await release(ctx, r, up.statusCode, { err: e });
         throw e;
       }
       reply
         .code(200)
-        .header('content-type', up.headers['content-type'] ?? 'application/json')
+        .header('content-type', gw.redact.headerValue(up.headers['content-type'] ?? 'application/json'))
         .header('cache-control', 'no-cache')
         .header('x-service-resolved-provider', target.provider)
         .header('x-service-resolved-model', target.model)

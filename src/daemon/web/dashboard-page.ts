@@ -5,11 +5,20 @@ const th = (cells: [string, string?][]) =>
   `<thead><tr>${cells.map(([t, cls]) => `<th scope="col"${cls ? ` class="${cls}"` : ''}>${t}</th>`).join('')}</tr></thead>`;
 const SPEND_COLS: [string, string?][] = [['Calls', 'num'], ['Failed', 'num hide-sm'], ['Raw cost', 'num hide-sm'], ['Charged', 'num'], ['<span class="sr">Share</span>']];
 
+/** Self top-up on (config `wallet.selfTopup`): a form the dashboard script posts. */
+const topupForm = `<form id="topup-form" class="row">
+    <div><label for="topup-amount">Add credit (USD)</label><input id="topup-amount" name="amount" type="number" min="0.01" max="10000" step="0.01" required></div>
+    <button type="submit" id="topup-submit">Top up</button>
+  </form>`;
+/** Self top-up off: how to get credit instead. */
+const topupOff = (email: string) =>
+  `<p class="note" id="topup-off">Self top-up is off on this service. To add credit, ask an operator to run <code>agw admin wallet credit ${escapeHtml(email)} AMOUNT</code>.</p>`;
+
 /**
  * The dashboard's shell: headings, labelled controls and empty tables that the
  * dashboard script fills from the JSON API.
  */
-export function dashboardPage(user: PageUser & { tier: string }): string {
+export function dashboardPage(user: PageUser & { tier: string; selfTopup: boolean }): string {
   const body = `
 <h1>Dashboard</h1>
 <p id="status" class="sr" role="status" aria-live="polite"></p>
@@ -49,6 +58,7 @@ export function dashboardPage(user: PageUser & { tier: string }): string {
   <dl class="stats">${money('wallet-balance', 'Balance')}<div><dt>Monthly allowance</dt><dd id="wallet-allowance">…</dd></div></dl>
   <div class="meter"><div class="lbl"><span id="wallet-meter-l">Allowance used</span><span id="wallet-allowance-of" class="note"></span></div>
   <meter id="wallet-meter" min="0" max="1" value="0" aria-labelledby="wallet-meter-l"></meter></div>
+  ${user.selfTopup ? topupForm : topupOff(user.email)}
   <h3>Transactions</h3>
   <div class="scroll"><table>${th([['When'], ['What'], ['Amount', 'num'], ['Balance after', 'num hide-sm']])}<tbody id="tx-rows"></tbody></table></div>
   <p><button type="button" id="tx-more" class="secondary" hidden>Load more</button></p>

@@ -127,6 +127,16 @@ export const DEFAULT_CATEGORIES = [
 
 export const DEFAULT_PLATFORM_FEE = 0.2;
 
+/** Publish uploads: idle and overall time limits, and how many one account may run at once. */
+export const DEFAULT_UPLOADS = {
+  uploadIdleTimeoutMs: 30_000,
+  uploadTimeoutMs: 600_000,
+  maxConcurrentUploads: 3,
+};
+
+/** Self top-up is off unless the config turns it on (money is minted by operators). */
+export const DEFAULT_WALLET = { selfTopup: false };
+
 export const DEFAULT_GATEWAY = {
   connectTimeoutMs: 5_000,
   responseTimeoutMs: 120_000,

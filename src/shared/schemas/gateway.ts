@@ -6,8 +6,24 @@ import { Wallet } from './wallet.js';
 
 const Role = Type.Union([Type.Literal('system'), Type.Literal('user'), Type.Literal('assistant'), Type.Literal('tool')]);
 
+/** A text part of a multi-part message (what the OpenAI SDK sends for multi-part text). */
+export const TextPart = Type.Object(
+  { type: Type.Literal('text'), text: Type.String() },
+  { title: 'TextPart', additionalProperties: true },
+);
+
 export const ChatMessage = Type.Object(
-  { role: Role, content: Type.String() },
+  {
+    role: Role,
+    // one schema with two types, not a union: Ajv's coercion inside union branches would
+    // rewrite a one-part array while trying the string branch
+    content: Type.Unsafe<string | Static<typeof TextPart>[]>({
+      type: ['string', 'array'],
+      items: TextPart,
+      minItems: 1,
+      description: 'a string, or an array of text parts ({"type":"text","text":"…"}); anything else is 400 INVALID_REQUEST',
+    }),
+  },
   { title: 'ChatMessage', additionalProperties: true },
 );
 

@@ -22,7 +22,10 @@ export const PortalMe = Type.Object(
     userId: Type.String(),
     email: Type.String(),
     tier: Type.String(),
-    csrfToken: Type.String({ description: 'Send as x-csrf-token on state-changing calls made with the session' }),
+    csrfToken: Type.String({
+      description:
+        'The session’s token, for clients that send x-csrf-token; not required: cross-site requests are refused by their Sec-Fetch-Site / Origin headers',
+    }),
   },
   { title: 'PortalMe' },
 );

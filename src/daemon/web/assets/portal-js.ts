@@ -130,6 +130,15 @@ function loadTx() {
   }).catch(fail('Transactions'));
 }
 
+function topup(ev) {
+  ev.preventDefault();
+  var btn = $('topup-submit'), amount = Number($('topup-amount').value);
+  btn.disabled = true;
+  api('/wallet/topup', { method: 'POST', body: { amount: amount } }).then(function () {
+    $('topup-amount').value = ''; say('Added ' + usd(amount) + ' to the wallet.'); loadWallet();
+  }).catch(fail('Top up')).then(function () { btn.disabled = false; });
+}
+
 function loadEntitlements() {
   api('/portal/entitlements').then(function (e) {
     $('ent-tier').textContent = e.tierDisplayName + ' (' + e.tier + ')';
@@ -201,6 +210,7 @@ document.addEventListener('DOMContentLoaded', function () {
   $('key-form').addEventListener('submit', createKey);
   $('key-rows').addEventListener('click', revokeKey);
   $('tx-more').addEventListener('click', loadTx);
+  if ($('topup-form')) $('topup-form').addEventListener('submit', topup);
   $('projects-rows').addEventListener('click', function (ev) {
     var uid = ev.target.getAttribute && ev.target.getAttribute('data-project-spend');
     if (uid) { showProject(uid); $('project-spend-title').focus(); }
