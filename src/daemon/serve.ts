@@ -9,6 +9,7 @@ import { openStore } from './store/open.js';
 import { SqliteDb } from './store/sqlite.js';
 import { syncTiers } from './store/tiers.js';
 import { startDemo, type Demo } from './demo/demo.js';
+import { startKeyUsageFlush } from './auth/key-usage.js';
 import { configFileFor, defaultDataDir } from './paths.js';
 
 export { configFileFor, defaultDataDir };
@@ -69,6 +70,7 @@ export async function startDaemon(opts: ServeOptions = {}): Promise<Daemon> {
     await demo?.close();
     throw e;
   }
+  startKeyUsageFlush(ctx);
   const addr = app.server.address();
   const host = opts.host ?? '127.0.0.1';
   const port = typeof addr === 'object' && addr ? addr.port : opts.port;

@@ -133,4 +133,6 @@ export const DEFAULT_GATEWAY = {
   cooldownMs: 30_000,
   failureThreshold: 3,
   reservationTtlMs: 15 * 60_000,
+  /** how often keys' lastUsedAt is written (auth/key-usage.ts) */
+  keyLastUsedFlushMs: 60_000,
 };

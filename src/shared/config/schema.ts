@@ -124,6 +124,9 @@ export const ConfigSchema = Type.Object(
           cooldownMs: Type.Optional(Type.Integer({ minimum: 0, maximum: 3600000 })),
           failureThreshold: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
           reservationTtlMs: Type.Optional(Type.Integer({ minimum: 1000 })),
+          keyLastUsedFlushMs: Type.Optional(
+            Type.Integer({ minimum: 100, maximum: 3600000, description: 'how often keys’ lastUsedAt (minute resolution) is written; default 60000' }),
+          ),
         },
         { additionalProperties: false },
       ),
