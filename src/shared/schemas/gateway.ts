@@ -31,6 +31,16 @@ export const GatewayChatBody = Type.Object(
 );
 export type GatewayChatBodyT = Static<typeof GatewayChatBody>;
 
+/** Unified chat's optional request header (an agw addition: docs/contract-additions.md). */
+export const GatewayChatHeaders = Type.Object({
+  'x-service-response-format': Type.Optional(
+    Type.Union([Type.Literal('openai'), Type.Literal('provider')], {
+      description:
+        'openai: the answer in the common chat shape (JSON and SSE chunks) whichever provider serves the call; provider (the default): the resolved provider’s own shape',
+    }),
+  ),
+});
+
 export const SmartChatBody = Type.Object(
   {
     model: Type.Union([Type.Literal('best-cheap-llm'), Type.Literal('best-fast-llm'), Type.Literal('best-quality-llm')]),
