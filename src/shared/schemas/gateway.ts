@@ -124,8 +124,21 @@ export const AliasesResponse = Type.Object(
         allowed: Type.Boolean(),
       }),
     ),
-    allowedModels: Type.Array(Type.Object({ provider: Type.String(), model: Type.String(), band: Band })),
+    allowedModels: Type.Array(Type.Object({ provider: Type.String(), model: Type.String(), band: Band }), {
+      description: 'models of the tier that unified chat (POST /api/gateway/chat) serves',
+    }),
     smartRouteProviderOrder: Type.Array(Type.String()),
+    unifiedChatProviders: Type.Array(Type.String(), { description: 'agw addition: the providers unified chat serves' }),
+    proxyModels: Type.Array(
+      Type.Object({
+        provider: Type.String(),
+        model: Type.String(),
+        band: Band,
+        proxy: Type.String({ description: 'the proxy path prefix, /api/external/{provider}/, followed by the provider’s own path' }),
+        providerHasKey: Type.Boolean({ description: 'false: no API key for this provider on this service, calls are refused' }),
+      }),
+      { description: 'agw addition: models of the tier that unified chat does not serve, reached through the proxy' },
+    ),
   },
   { title: 'GatewayAliasesResponse' },
 );
