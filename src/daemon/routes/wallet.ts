@@ -1,11 +1,14 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { errorResponses } from '../../shared/schemas/common.js';
 import { TopupBody, TransactionsQuery, Wallet, WalletTransactions } from '../../shared/schemas/wallet.js';
-import { usdToNano } from '../../shared/money.js';
+import { nanoToUsd, usdToNano } from '../../shared/money.js';
 import { ACCOUNT_CREDENTIALS, requireAuth, userOf } from '../auth/principal.js';
 import { credit, listTransactions } from '../store/wallets.js';
 import { loadWalletState, transactionView, walletView } from '../services/wallet.js';
 import type { RouteOptions } from './index.js';
+
+/** USD of a debit paid from the monthly allowance rather than the balance (0 for credits). */
+const fromAllowance = (t: object): number => nanoToUsd(Number((t as { allowance_nusd?: number | null }).allowance_nusd ?? 0));
 
 /** The contract's wallet endpoints: balance, transactions, top-up. */
 const wallet: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
@@ -39,7 +42,7 @@ const wallet: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => 
       const rows = await listTransactions(ctx.db, u.userId, limit + 1, req.query.cursor ? Number(req.query.cursor) : undefined);
       const page = rows.slice(0, limit);
       return {
-        items: page.map(transactionView),
+        items: page.map((t) => ({ ...transactionView(t), fromAllowance: fromAllowance(t) })),
         nextCursor: rows.length > limit ? String(page[page.length - 1].id) : null,
       };
     },
