@@ -10,6 +10,7 @@ import { SqliteDb } from './store/sqlite.js';
 import { syncTiers } from './store/tiers.js';
 import { startDemo, type Demo } from './demo/demo.js';
 import { moneyOf } from './money/index.js';
+import { startKeyUsageFlush } from './auth/key-usage.js';
 import { configFileFor, defaultDataDir } from './paths.js';
 
 export { configFileFor, defaultDataDir };
@@ -71,6 +72,7 @@ export async function startDaemon(opts: ServeOptions = {}): Promise<Daemon> {
     await demo?.close();
     throw e;
   }
+  startKeyUsageFlush(ctx);
   const addr = app.server.address();
   const host = opts.host ?? '127.0.0.1';
   const port = typeof addr === 'object' && addr ? addr.port : opts.port;

@@ -1,5 +1,6 @@
 import type { Db } from '../store/db.js';
 import { verifyApiKeyWithTier } from '../store/keys.js';
+import { noteKeyUse } from './key-usage.js';
 
 /** A valid agw_ key's principal (the `key` kind of auth/principal.ts's Principal). */
 export interface KeyPrincipal {
@@ -30,7 +31,9 @@ export function cachedKey(db: Db, presented: string): KeyPrincipal | undefined {
   const version = db.version?.();
   if (version === undefined) return undefined;
   const hit = caches.get(db)?.get(presented);
-  return hit && hit.version === version ? hit.p : undefined;
+  if (!hit || hit.version !== version) return undefined;
+  noteKeyUse(db, hit.p.keyId);
+  return hit.p;
 }
 
 /**
@@ -55,6 +58,7 @@ export async function verifyKeyCached(db: Db, presented: string): Promise<KeyPri
   }
   // stamped with the version read before the query: a change during it makes the next call ask again
   const p: KeyPrincipal = Object.freeze({ kind: 'key', keyId: row.keyId, userId: row.userId, tier: row.tier, storeVersion: version });
+  noteKeyUse(db, p.keyId);
   if (version === undefined) return p;
   let cache = caches.get(db);
   if (!cache) caches.set(db, (cache = new Map()));

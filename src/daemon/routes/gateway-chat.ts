@@ -1,15 +1,16 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { AgwError } from '../../shared/errors.js';
 import { errorResponses } from '../../shared/schemas/common.js';
-import { GatewayChatBody, ProviderAnswer } from '../../shared/schemas/gateway.js';
+import { GatewayChatBody, GatewayChatHeaders, ProviderAnswer } from '../../shared/schemas/gateway.js';
 import { reserve, release } from '../money/calls.js';
 import { quoteTokens } from '../money/hold.js';
 import { gatewayUser, requireGatewayAuth, storeVersionOf } from '../gateway/auth.js';
-import { Call, deliver, projectFor, unreachable, upstreamMessage } from '../gateway/relay.js';
+import { Call, deliver, isEventStream, projectFor, unreachable, upstreamMessage } from '../gateway/relay.js';
 import { readErrorBody } from '../gateway/redact.js';
 import { resolveChatModel } from '../gateway/resolve.js';
 import { gatewayOf } from '../gateway/runtime.js';
-import { toCommonBody, toMessagesBody, type CommonChatBody } from '../gateway/translate.js';
+import { MessagesToCommonSse } from '../gateway/sse-translate.js';
+import { toCommonBody, toCommonResponse, toMessagesBody, type CommonChatBody } from '../gateway/translate.js';
 import { providerAuthHeaders } from '../gateway/upstream.js';
 import { estimatePromptTokens } from '../gateway/usage.js';
 import { requireModelAndMessages } from '../gateway/validate.js';
@@ -23,8 +24,11 @@ const REQUEST_PROBLEMS = new Set([400, 404, 413, 422]);
  * or concrete id) is resolved within the caller's tier bands, 1 unit of ai_chat is
  * reserved, the body is translated for the messages-style provider (or gets
  * stream_options.include_usage for the common-format one), and the answer comes back in
- * the provider's own shape, streamed bytes unchanged. No failover here: a failing
- * upstream answers 503 UPSTREAM_UNREACHABLE (failover is the smart route's job).
+ * the provider's own shape, streamed bytes unchanged; with `X-Service-Response-Format:
+ * openai` in the common chat shape for either provider (a messages-style answer rewritten
+ * as the smart route does; any other value is 400 before anything is reserved). No
+ * failover here: a failing upstream answers 503 UPSTREAM_UNREACHABLE (failover is the
+ * smart route's job).
  */
 /** agw's answer to an upstream's non-2xx: 429 passed on, a wrong request 400, anything else 503. */
 function upstreamRefusal(provider: string, status: number, msg: string, retryAfter: string | undefined): AgwError {
@@ -47,6 +51,7 @@ const gatewayChat: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }
         tags: ['gateway'],
         summary: 'Unified chat: alias resolution within the tier bands, translation, streaming',
         security: [{ bearer: [] }],
+        headers: GatewayChatHeaders,
         body: GatewayChatBody,
         response: { 200: ProviderAnswer, ...errorResponses(400, 401, 402, 403, 429, 503) },
       },
@@ -54,6 +59,7 @@ const gatewayChat: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }
     async (req, reply) => {
       const u = gatewayUser(req);
       const body = req.body as CommonChatBody;
+      const common = req.headers['x-service-response-format'] === 'openai';
       const target = resolveChatModel(ctx.config, u.tier, body.model);
       const provider = ctx.config.providers.get(target.provider)!;
       const projectId = await projectFor(ctx, req, u.userId);
@@ -94,14 +100,22 @@ const gatewayChat: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }
         await release(ctx, r, up.statusCode, { err: e });
         throw e;
       }
+      const rewrite = common && target.provider === 'anthropic';
+      const sse = rewrite && isEventStream(up);
       reply
         .code(200)
-        .header('content-type', gw.redact.headerValue(up.headers['content-type'] ?? 'application/json'))
+        .header('content-type', rewrite ? (sse ? 'text/event-stream; charset=utf-8' : 'application/json; charset=utf-8') : gw.redact.headerValue(up.headers['content-type'] ?? 'application/json'))
         .header('cache-control', 'no-cache')
         .header('x-service-resolved-provider', target.provider)
         .header('x-service-resolved-model', target.model)
         .header('x-service-resolved-via-alias', target.viaAlias ? '1' : '0');
-      await deliver(call, up, { provider, model: target.model, price: { kind: 'tokens', promptEstimate: estimatePromptTokens(wire) } });
+      await deliver(call, up, {
+        provider,
+        model: target.model,
+        price: { kind: 'tokens', promptEstimate: estimatePromptTokens(wire) },
+        rewriteSse: sse ? new MessagesToCommonSse(target.model, true) : undefined,
+        rewriteJson: rewrite ? (b) => toCommonResponse(b, target.model) : undefined,
+      });
       return reply;
     },
   );

@@ -12,6 +12,9 @@ import type { RouteOptions } from './index.js';
 /** How to get credit when self top-up is off (the error message, the OpenAPI text, the portal). */
 export const TOPUP_DISABLED_HINT = 'an operator adds credit with `agw admin wallet credit USER AMOUNT`';
 
+/** USD of a debit paid from the monthly allowance rather than the balance (0 for credits). */
+const fromAllowance = (t: object): number => nanoToUsd(Number((t as { allowance_nusd?: number | null }).allowance_nusd ?? 0));
+
 /** The contract's wallet endpoints: balance, transactions, top-up. */
 const wallet: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
   const auth = requireAuth(ctx, ACCOUNT_CREDENTIALS);
@@ -48,7 +51,7 @@ const wallet: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => 
       const rows = await listTransactions(ctx.db, u.userId, limit + 1, req.query.cursor ? Number(req.query.cursor) : undefined);
       const page = rows.slice(0, limit);
       return {
-        items: page.map(transactionView),
+        items: page.map((t) => ({ ...transactionView(t), fromAllowance: fromAllowance(t) })),
         nextCursor: rows.length > limit ? String(page[page.length - 1].id) : null,
       };
     },

@@ -150,4 +150,6 @@ export const DEFAULT_GATEWAY = {
    * daemon's unused funds and units stay out of reach.
    */
   leaseTtlMs: 10_000,
+  /** how often keys' lastUsedAt is written (auth/key-usage.ts) */
+  keyLastUsedFlushMs: 60_000,
 };

@@ -150,6 +150,9 @@ export const ConfigSchema = Type.Object(
           leaseTtlMs: Type.Optional(
             Type.Integer({ minimum: 500, maximum: 600000, description: 'PostgreSQL: how long a stopped daemon keeps its budget leases (default 10000)' }),
           ),
+          keyLastUsedFlushMs: Type.Optional(
+            Type.Integer({ minimum: 100, maximum: 3600000, description: 'how often keys’ lastUsedAt (minute resolution) is written; default 60000' }),
+          ),
         },
         { additionalProperties: false },
       ),

@@ -47,6 +47,16 @@ export const GatewayChatBody = Type.Object(
 );
 export type GatewayChatBodyT = Static<typeof GatewayChatBody>;
 
+/** Unified chat's optional request header (an agw addition: docs/contract-additions.md). */
+export const GatewayChatHeaders = Type.Object({
+  'x-service-response-format': Type.Optional(
+    Type.Union([Type.Literal('openai'), Type.Literal('provider')], {
+      description:
+        'openai: the answer in the common chat shape (JSON and SSE chunks) whichever provider serves the call; provider (the default): the resolved provider’s own shape',
+    }),
+  ),
+});
+
 export const SmartChatBody = Type.Object(
   {
     model: Type.Union([Type.Literal('best-cheap-llm'), Type.Literal('best-fast-llm'), Type.Literal('best-quality-llm')]),
@@ -130,8 +140,21 @@ export const AliasesResponse = Type.Object(
         allowed: Type.Boolean(),
       }),
     ),
-    allowedModels: Type.Array(Type.Object({ provider: Type.String(), model: Type.String(), band: Band })),
+    allowedModels: Type.Array(Type.Object({ provider: Type.String(), model: Type.String(), band: Band }), {
+      description: 'models of the tier that unified chat (POST /api/gateway/chat) serves',
+    }),
     smartRouteProviderOrder: Type.Array(Type.String()),
+    unifiedChatProviders: Type.Array(Type.String(), { description: 'agw addition: the providers unified chat serves' }),
+    proxyModels: Type.Array(
+      Type.Object({
+        provider: Type.String(),
+        model: Type.String(),
+        band: Band,
+        proxy: Type.String({ description: 'the proxy path prefix, /api/external/{provider}/, followed by the provider’s own path' }),
+        providerHasKey: Type.Boolean({ description: 'false: no API key for this provider on this service, calls are refused' }),
+      }),
+      { description: 'agw addition: models of the tier that unified chat does not serve, reached through the proxy' },
+    ),
   },
   { title: 'GatewayAliasesResponse' },
 );
