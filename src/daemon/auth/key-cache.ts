@@ -1,4 +1,5 @@
 import type { Db } from '../store/db.js';
+import type { KeyLimits } from '../money/key-limits.js';
 import { verifyApiKeyWithTier } from '../store/keys.js';
 import { noteKeyUse } from './key-usage.js';
 
@@ -10,6 +11,8 @@ export interface KeyPrincipal {
   readonly tier: string;
   /** the store version the key was checked at (see `verifyKeyCached`) */
   readonly storeVersion?: number;
+  /** the key's limits (CONTRACT "Keys with limits"); null or absent: none */
+  readonly limits?: KeyLimits | null;
 }
 
 /** Entries kept at most per store (the map is emptied when full; a miss is one query). */

@@ -2,6 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AgwError } from '../../shared/errors.js';
 import type { AppContext } from '../context.js';
+import type { KeyLimits } from '../money/key-limits.js';
 import { isStateChanging, refuseCrossSite } from './cross-site.js';
 import { verifyKeyCached } from './key-cache.js';
 import { lookupSession, SESSION_COOKIE } from './sessions.js';
@@ -9,7 +10,7 @@ import { lookupSession, SESSION_COOKIE } from './sessions.js';
 /** Who is calling. */
 export type Principal =
   /** storeVersion: the SQLite store's version the key was checked at (a call's admission is linearized there) */
-  | { kind: 'key'; userId: string; tier: string; keyId: string; storeVersion?: number }
+  | { kind: 'key'; userId: string; tier: string; keyId: string; storeVersion?: number; limits?: KeyLimits | null }
   | { kind: 'oauth'; userId: string; tier: string; scopes: string[]; clientId: string }
   | { kind: 'session'; userId: string; tier: string; sessionId: string; csrfToken: string }
   | { kind: 'master' };

@@ -5,7 +5,7 @@ import type { ResolvedProvider } from '../../shared/config/resolve.js';
 import { AgwError } from '../../shared/errors.js';
 import type { AppContext } from '../context.js';
 import { projectForMember } from '../store/projects.js';
-import { finalize, release, type Reservation } from '../money/calls.js';
+import { finalize, rateHeaders, release, type Reservation } from '../money/calls.js';
 import { tokenCost, unitCost, type Cost, type UnitCharge } from '../money/pricing.js';
 import type { Gateway } from './runtime.js';
 import { classifyFailure, outcomeOfStatus, UpstreamAbort, UpstreamError, type UpstreamRequest } from './upstream.js';
@@ -28,6 +28,7 @@ export class Call {
     readonly reservation: Reservation,
   ) {
     reply.header('x-request-id', reservation.id);
+    if (reservation.rate) reply.headers(rateHeaders(reservation.rate));
     const res = reply.raw;
     res.once('close', () => {
       if (!res.writableFinished) this.controller.abort();

@@ -4,7 +4,7 @@ import { usdToNano } from '../../shared/money.js';
 import type { AppContext } from '../context.js';
 import type { PgDb } from '../store/postgres.js';
 import type { Booking } from './bookings.js';
-import type { AdmitRequest, Held, MoneyEngine, Refusal } from './engine.js';
+import type { AdmitKey, AdmitRequest, Held, MoneyEngine, RateHeaders, Refusal } from './engine.js';
 import type { TierDef } from '../../shared/config/defaults.js';
 import { PgBatcher, LEASE_LOST, type Consumed } from './pg-batch.js';
 import { Pot, potNames, userOfPot, type PotKind, type PotParams } from './pg-pots.js';
@@ -131,17 +131,28 @@ export class PgMoney implements MoneyEngine {
     return this.refusal(short, r);
   }
 
-  async reserveFunds(userId: string, tier: TierDef, nano: number, now: number): Promise<{ refusal: Refusal } | { held: number }> {
+  async reserveFunds(userId: string, tier: TierDef, nano: number, now: number): Promise<{ refusal: Refusal } | { release(): void }> {
     // a paid install debits the store directly, against allowance + balance − what daemons
-    // leased: this daemon's unused slice goes back first, and peers are asked for theirs
+    // leased: this daemon's unused slice goes back first, and peers are asked for theirs;
+    // nothing is held in memory (the transaction's own check decides)
     const pot = this.pot('wallet', potNames.wallet(userId), { userId, allowance: usdToNano(tier.monthlyAllowance), month: monthKey(now) });
     await this.returnPots([pot]);
     await this.recall({ pot, amount: nano });
-    return { held: 0 };
+    return { release: () => undefined };
   }
 
-  releaseFunds(): void {
-    // nothing was held in memory (see reserveFunds)
+  rateOf(key: AdmitKey, now: number): RateHeaders {
+    const state = (p: Pot | undefined, limit: number) => {
+      // what this daemon holds of the window plus what the store had, refilled since
+      const store = p?.info ? Math.min(limit, p.info.free + (Math.max(0, now - (p.lastLeaseAt || now)) * limit) / 60_000) : limit;
+      const remaining = Math.max(0, Math.min(limit, Math.floor(Math.max(0, p?.available ?? 0) + store)));
+      return { limit, remaining, resetMs: Math.ceil(((limit - remaining) * 60_000) / limit) };
+    };
+    const { rpm, tpm } = key.limits;
+    return {
+      ...(rpm !== null ? { requests: state(this.pots.get(potNames.rpm(key.id)), rpm) } : {}),
+      ...(tpm !== null ? { tokens: state(this.pots.get(potNames.tpm(key.id)), tpm) } : {}),
+    };
   }
 
   private needsOf(r: AdmitRequest): Need[] {
@@ -153,7 +164,17 @@ export class PgMoney implements MoneyEngine {
       pot: this.pot('quota', potNames.quota(r.userId, r.usageType, r.periodKey), { userId: r.userId, usageType: r.usageType, period: r.periodKey, limit: tierLimit }),
       amount: 1,
     });
-    return needs;
+    const key = r.key;
+    if (key) {
+      const { budgetNano, rpm, tpm } = key.limits;
+      if (budgetNano !== null && key.period) {
+        needs.push({ pot: this.pot('budget', potNames.budget(key.id, key.period), { keyId: key.id, period: key.period, limit: budgetNano }), amount: r.holdNano });
+      }
+      if (rpm !== null) needs.push({ pot: this.pot('rpm', potNames.rpm(key.id), { keyId: key.id, limit: rpm }), amount: 1 });
+      if (tpm !== null) needs.push({ pot: this.pot('tpm', potNames.tpm(key.id), { keyId: key.id, limit: tpm }), amount: Math.min(r.tokens, tpm) });
+    }
+    // rate windows first: a call over its key's rate takes nothing else
+    return needs.sort((a, b) => rank(a.pot.kind) - rank(b.pot.kind));
   }
 
   private pot(kind: PotKind, name: string, params: PotParams): Pot {
@@ -171,6 +192,11 @@ export class PgMoney implements MoneyEngine {
     const held: Need[] = [];
     for (const n of needs) {
       if (n.pot.unlimited) continue;
+      if (n.pot.kind === 'rpm') {
+        n.pot.granted -= n.amount; // a request token is spent when the request is made
+        n.pot.lastUse = now;
+        continue;
+      }
       n.pot.held += n.amount;
       n.pot.calls++;
       n.pot.lastUse = now;
@@ -312,8 +338,19 @@ export class PgMoney implements MoneyEngine {
 
   private refusal(short: Need, r: AdmitRequest): Refusal {
     const p = short.pot;
-    if (p.kind === 'quota') return { kind: 'quota', limit: p.info?.limit ?? p.params.limit ?? 0 };
     const info = p.info;
+    if (p.kind === 'quota') return { kind: 'quota', limit: info?.limit ?? p.params.limit ?? 0 };
+    if (p.kind === 'rpm' || p.kind === 'tpm') {
+      const limit = p.params.limit ?? 1;
+      const have = Math.max(0, p.available) + (info?.free ?? 0);
+      return { kind: 'rate', which: p.kind === 'rpm' ? 'requests' : 'tokens', limit, retryAfterMs: Math.max(1, Math.ceil(((short.amount - have) * 60_000) / limit)) };
+    }
+    if (p.kind === 'budget') {
+      const budget = p.params.limit ?? 0;
+      const spent = (info?.used ?? 0) + p.pending;
+      const available = Math.max(0, (info?.free ?? 0) + Math.max(0, p.available));
+      return { kind: 'keyBudget', budget, spent, held: Math.max(0, budget - spent - available) };
+    }
     const allowance = usdToNano(r.tier.monthlyAllowance);
     const balance = info?.balance ?? 0;
     const allowanceRemaining = info?.allowanceRemaining ?? allowance;
@@ -346,6 +383,8 @@ export class PgMoney implements MoneyEngine {
         if (n.pot.kind === 'wallet') consumed.wallet = true;
         else if (n.pot.kind === 'quota') consumed.quota = true;
         else if (n.pot.kind === 'budget') consumed.budget = true;
+        // tokens are spent as used; what the call did not use stays in this daemon's slice
+        else if (n.pot.kind === 'tpm' && h.epoch === this.epoch) n.pot.granted -= Math.min(n.amount, b.status === 'finalized' ? b.promptTokens + b.completionTokens : 0);
       }
     }
     const epoch = h?.epoch ?? this.epoch;
@@ -375,6 +414,7 @@ export class PgMoney implements MoneyEngine {
     };
     if (c.wallet) apply(this.pots.get(potNames.wallet(b.userId)), b.customerNano);
     if (c.quota) apply(this.pots.get(potNames.quota(b.userId, b.usageType, b.periodKey)), 1);
+    if (c.budget && b.keyId && b.keyPeriod) apply(this.pots.get(potNames.budget(b.keyId, b.keyPeriod)), b.customerNano);
   }
 
   private unconsumed(b: Booking, c: Consumed): void {
@@ -386,6 +426,10 @@ export class PgMoney implements MoneyEngine {
     if (c.quota) {
       const p = this.pots.get(potNames.quota(b.userId, b.usageType, b.periodKey));
       if (p) p.pending -= 1;
+    }
+    if (c.budget && b.keyId && b.keyPeriod) {
+      const p = this.pots.get(potNames.budget(b.keyId, b.keyPeriod));
+      if (p) p.pending -= b.customerNano;
     }
   }
 
@@ -489,6 +533,11 @@ export class PgMoney implements MoneyEngine {
       this.log.warn({ err }, 'could not return the leases at shutdown: they come back when they expire');
     }
   }
+}
+
+/** Admission order of a call's pots: rate windows, then quota, budget and wallet. */
+function rank(kind: PotKind): number {
+  return kind === 'rpm' ? 0 : kind === 'tpm' ? 1 : kind === 'quota' ? 2 : kind === 'budget' ? 3 : 4;
 }
 
 function newEpoch(): string {

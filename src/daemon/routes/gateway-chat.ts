@@ -69,6 +69,7 @@ const gatewayChat: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }
         userId: u.userId,
         tier: u.tier,
         keyId: u.kind === 'key' ? u.keyId : null,
+        keyLimits: u.kind === 'key' ? u.limits : null,
         storeVersion: storeVersionOf(u),
         usageType: 'ai_chat',
         endpoint: 'chat',

@@ -69,6 +69,7 @@ const proxy: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
       userId: u.userId,
       tier: u.tier,
       keyId: u.kind === 'key' ? u.keyId : null,
+      keyLimits: u.kind === 'key' ? u.limits : null,
       storeVersion: storeVersionOf(u),
       usageType: charge?.unit.usageType ?? def.usageType,
       endpoint: 'proxy',

@@ -65,6 +65,7 @@ const smart: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
         userId: u.userId,
         tier: u.tier,
         keyId: u.kind === 'key' ? u.keyId : null,
+        keyLimits: u.kind === 'key' ? u.limits : null,
         storeVersion: storeVersionOf(u),
         usageType: 'ai_chat',
         endpoint: 'smart',
