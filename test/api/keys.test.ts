@@ -219,6 +219,26 @@ describe('a key made with a key never gets more than that key has', () => {
   });
 });
 
+describe('entitlements requested with a limited key', () => {
+  test('carry the key: its limits, what it spent this period, what is left and when the period resets', async () => {
+    const expiresAt = inDays(3);
+    const k = await ok(await call('POST', '/keys', { key: ada.key }, { name: 'budgeted', limits: { budget: 5, budgetPeriod: 'day', rpm: 60, expiresAt } }), 201);
+    const now = Date.now();
+    await td.daemon.ctx.db.run('INSERT INTO key_spend (key_id, period, spent_nusd) VALUES (?, ?, ?)', [k.id, budgetPeriodKey('day', now), 1_250_000_000]);
+    const e = await ok(await td.fetch('/gateway/entitlements', { key: k.key }));
+    const midnight = new Date(Math.floor(now / 86_400_000 + 1) * 86_400_000).toISOString();
+    expect(e.key).toEqual({
+      id: k.id,
+      limits: { budget: 5, budgetPeriod: 'day', rpm: 60, tpm: null, models: null },
+      expiresAt,
+      spent: 1.25,
+      budgetRemaining: 3.75,
+      budgetResetsAt: midnight,
+    });
+    expect((await ok(await td.fetch('/gateway/entitlements', { key: ada.key }))).key).toBeUndefined();
+  });
+});
+
 describe('expiry: 401 KEY_EXPIRED saying when, on gateway and account routes', () => {
   test('a key that expires during the test', async () => {
     const at = new Date(Date.now() + 1500).toISOString();

@@ -1,4 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
+import type { UserPrincipal } from '../auth/principal.js';
 import { AgwError } from '../../shared/errors.js';
 import { errorResponses } from '../../shared/schemas/common.js';
 import { GatewayChatBody, ProviderAnswer } from '../../shared/schemas/gateway.js';
@@ -7,6 +9,8 @@ import { quoteTokens } from '../money/hold.js';
 import { gatewayUser, requireGatewayAuth, storeVersionOf } from '../gateway/auth.js';
 import { Call, deliver, projectFor, readBody, unreachable, upstreamMessage } from '../gateway/relay.js';
 import { resolveChatModel } from '../gateway/resolve.js';
+import { keyAllowlist, refuseForKey } from '../gateway/key-refusal.js';
+import { KeyModelRefusal } from '../gateway/model-allowlist.js';
 import { gatewayOf } from '../gateway/runtime.js';
 import { toCommonBody, toMessagesBody, type CommonChatBody } from '../gateway/translate.js';
 import { providerAuthHeaders } from '../gateway/upstream.js';
@@ -37,6 +41,19 @@ function upstreamRefusal(provider: string, status: number, msg: string, retryAft
 const gatewayChat: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
   const gw = gatewayOf(ctx);
 
+  /** The model within the tier's bands and the key's allowlist; a refusal by the allowlist is recorded. */
+  async function resolveForCaller(req: FastifyRequest, u: UserPrincipal, body: CommonChatBody) {
+    const keyModels = keyAllowlist(ctx, u);
+    try {
+      return resolveChatModel(ctx.config, u.tier, body.model, keyModels);
+    } catch (e) {
+      if (!(e instanceof KeyModelRefusal)) throw e;
+      const alias = e.target ? null : body.model;
+      const t = e.target ?? ctx.config.aliases.get(body.model)![0];
+      throw await refuseForKey(ctx, req, u, { endpoint: 'chat', providerId: t.provider, model: e.target?.model ?? null, alias, stream: body.stream === true }, e);
+    }
+  }
+
   app.post(
     '/gateway/chat',
     {
@@ -53,7 +70,7 @@ const gatewayChat: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }
     async (req, reply) => {
       const u = gatewayUser(req);
       const body = req.body as CommonChatBody;
-      const target = resolveChatModel(ctx.config, u.tier, body.model);
+      const target = await resolveForCaller(req, u, body);
       const provider = ctx.config.providers.get(target.provider)!;
       const projectId = await projectFor(ctx, req, u.userId);
       const wire = target.provider === 'anthropic' ? toMessagesBody(body, target.model) : toCommonBody(body, target.model);
