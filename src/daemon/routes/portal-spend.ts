@@ -19,6 +19,7 @@ import {
   parseRange,
   projectSpendByProvider,
   userSpendDaily,
+  userSpendByKey,
   userSpendGroups,
   zeroCells,
   type SpendCells,
@@ -54,7 +55,7 @@ const portalSpend: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }
       config,
       schema: {
         tags: ['spend'],
-        summary: 'The caller’s spend by provider and by project tag',
+        summary: 'The caller’s spend by provider, by project tag and by agw_ key',
         security,
         querystring: RangeQuery,
         response: { 200: SpendSummary, ...errorResponses(400, 401) },
@@ -63,7 +64,7 @@ const portalSpend: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }
     async (req): Promise<SpendSummaryT> => {
       const u = userOf(req);
       const range = parseRange(req.query.range);
-      const groups = await userSpendGroups(ctx.db, u.userId, range.since);
+      const [groups, keys] = await Promise.all([userSpendGroups(ctx.db, u.userId, range.since), userSpendByKey(ctx.db, u.userId, range.since)]);
       const totals = zeroCells();
       const providers = new Map<string, SpendCells>();
       const projects = new Map<string | null, SpendCells & { name: string }>();
@@ -82,6 +83,7 @@ const portalSpend: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }
         byProject: [...projects]
           .map(([projectId, c]) => ({ projectId, projectName: c.name, ...usd(c) }))
           .sort(byCostDesc),
+        byKey: keys.map((k) => ({ keyId: k.keyId, keyName: k.keyName, ...usd(k) })).sort(byCostDesc),
       };
     },
   );

@@ -43,6 +43,17 @@ export const SpendSummary = Type.Object(
         customerCost: Type.Number(),
       }),
     ),
+    byKey: Type.Array(
+      Type.Object({
+        keyId: Type.String(),
+        keyName: Type.Union([Type.String(), Type.Null()]),
+        calls: Type.Integer(),
+        failures: Type.Integer(),
+        rawCost: Type.Number(),
+        customerCost: Type.Number(),
+      }),
+      { description: 'Calls made with agw_ keys, per key (agw addition; OAuth and session calls have no key)' },
+    ),
   },
   { title: 'SpendSummary' },
 );
