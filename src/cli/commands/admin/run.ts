@@ -10,7 +10,6 @@ import { openAndMigrate } from '../../../daemon/store/open.js';
 import type { MigrationReport } from '../../../daemon/store/migrate.js';
 import { createUser, findUser, setUserTier, userByEmail, type UserRow } from '../../../daemon/store/users.js';
 import { addOrgMember, createOrg, orgById, setOrgActive } from '../../../daemon/store/orgs.js';
-import { createApiKey, revokeApiKey } from '../../../daemon/store/keys.js';
 import { credit, setUnlimited } from '../../../daemon/money/wallets.js';
 import { setQuotaOverride } from '../../../daemon/store/quota-overrides.js';
 import { addProjectMember, createProject, projectByUid } from '../../../daemon/store/projects.js';
@@ -19,16 +18,18 @@ import { configFileFor, defaultDataDir } from '../../../daemon/paths.js';
 import { CliError, UsageError, storeError } from '../../errors.js';
 import { printJson, printKv } from '../../output.js';
 
-interface Opts {
+export interface Opts {
   data?: string;
   config?: string;
   json?: boolean;
   [k: string]: unknown;
 }
 
-async function withStore<T>(
+export async function withStore<T>(
   opts: Opts,
   fn: (db: Db, config: ResolvedConfig, migrated: MigrationReport) => Promise<T>,
+  /** prints the result for a person (default: one key/value per line) */
+  human?: (out: T) => void,
 ): Promise<void> {
   const dataDir = resolve(opts.data ?? defaultDataDir());
   let config: ResolvedConfig;
@@ -46,15 +47,17 @@ async function withStore<T>(
   }
   const { db, report } = opened;
   try {
-    const out = (await fn(db, config, report)) as Record<string, unknown>;
+    const result = await fn(db, config, report);
+    const out = result as Record<string, unknown>;
     if (opts.json) printJson(out);
+    else if (human) human(result);
     else printKv(Object.entries(out).map(([k, v]) => [k, typeof v === 'object' ? JSON.stringify(v) : (v as string)]));
   } finally {
     await db.close();
   }
 }
 
-async function mustUser(db: Db, ref: string): Promise<UserRow> {
+export async function mustUser(db: Db, ref: string): Promise<UserRow> {
   const u = await findUser(db, ref);
   if (!u) throw new CliError(`no user ${ref}`, 'list users in the portal or create one: agw admin user create --email E', 'USER_NOT_FOUND');
   return u;
@@ -120,17 +123,6 @@ export const actions = {
       if (!(await orgById(db, orgId))) throw new CliError(`no organization ${orgId}`, undefined, 'ORG_NOT_FOUND');
       await setOrgActive(db, orgId, on);
       return { id: orgId, active: on };
-    }),
-  keyCreate: ([ref]: string[], o: Opts) =>
-    withStore(o, async (db) => {
-      const u = await mustUser(db, ref);
-      const k = await createApiKey(db, u.id, (o.name as string) ?? null);
-      return { id: k.id, key: k.key };
-    }),
-  keyRevoke: ([id]: string[], o: Opts) =>
-    withStore(o, async (db) => {
-      if (!(await revokeApiKey(db, id))) throw new CliError(`no key ${id}`, 'key ids look like key_…', 'KEY_NOT_FOUND');
-      return { id, revoked: true };
     }),
   walletCredit: ([ref, amt]: string[], o: Opts) =>
     withStore(o, async (db) => {
