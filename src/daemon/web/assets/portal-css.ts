@@ -61,6 +61,8 @@ meter{width:100%;height:.9rem}
 .tags{display:flex;flex-wrap:wrap;gap:.3rem;padding:0;margin:0;list-style:none}
 .tags li{border:1px solid var(--line);border-radius:99px;padding:.05rem .55rem;font-size:.8rem}
 .revoked{color:var(--muted);text-decoration:line-through}
+input[type=number],input[type=datetime-local]{font:inherit;padding:.5rem .6rem;border:1px solid var(--line);border-radius:6px;background:var(--bg);color:var(--fg);width:100%;max-width:14rem}
+.limits{margin:.3rem 0}.limits>div{flex:1;min-width:9rem}
 .sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 [hidden]{display:none!important}
 @media (max-width:560px){main{padding:.6rem}.card{padding:.75rem}.barcell{width:25%}.hide-sm{display:none}}
