@@ -219,6 +219,22 @@ describe('a key made with a key never gets more than that key has', () => {
   });
 });
 
+describe('keys made while their maker is narrowed', () => {
+  test('a key made at the same time as its maker’s limits are lowered still fits inside them', async () => {
+    for (let round = 0; round < 8; round++) {
+      const maker = await ok(await call('POST', '/keys', { session: s }, { name: `maker${round}`, limits: { rpm: 60 } }), 201);
+      const [made, narrowed] = await Promise.all([
+        call('POST', '/keys', { key: maker.key }, { name: `made${round}`, limits: { rpm: 60 } }),
+        call('PATCH', `/keys/${maker.id}`, { session: s }, { limits: { rpm: 10 } }),
+      ]);
+      expect(narrowed.status).toBe(200);
+      expect([201, 403]).toContain(made.status);
+      const items = (await ok(await call('GET', '/keys', { session: s }))).items as { name: string; limits: { rpm: number } }[];
+      for (const k of items.filter((x) => x.name === `made${round}`)) expect(k.limits.rpm).toBeLessThanOrEqual(10);
+    }
+  });
+});
+
 describe('entitlements requested with a limited key', () => {
   test('carry the key: its limits, what it spent this period, what is left and when the period resets', async () => {
     const expiresAt = inDays(3);

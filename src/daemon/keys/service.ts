@@ -34,9 +34,10 @@ export interface KeyChange {
 }
 
 /** The calling key's current bounds when it is limited (read in the transaction), else null. */
-async function limitedCaller(q: Queryable, caller: KeyCaller | undefined): Promise<(KeyBounds & { id: string }) | null> {
+async function limitedCaller(q: Queryable, caller: KeyCaller | undefined, lock = true): Promise<(KeyBounds & { id: string }) | null> {
   if (!caller?.keyId) return null;
-  const row = await keyRow(q, caller.keyId);
+  // locked: a concurrent change of this key's limits waits, so what it makes fits its limits as they are
+  const row = await keyRow(q, caller.keyId, lock);
   if (!row || row.revoked_at !== null) throw new AgwError('UNAUTHORIZED', 'invalid or revoked credentials');
   const b = boundsOfRow(row);
   return isBounded(b) ? { ...b, id: row.id } : null;
@@ -72,7 +73,7 @@ async function checkFits(q: Queryable, config: ResolvedConfig, b: KeyBounds, par
     const f = tooWide(config, b, caller);
     if (f) throw tooWideError(f, 'the limits of the key making this request');
   }
-  const parent = parentId ? await keyRow(q, parentId) : undefined;
+  const parent = parentId ? await keyRow(q, parentId, true) : undefined;
   if (parent) {
     const f = tooWide(config, b, boundsOfRow(parent));
     if (f) throw tooWideError(f, `the limits of ${parent.id}, the key it was made with`);
@@ -98,7 +99,7 @@ export async function createKey(db: Db, config: ResolvedConfig, userId: string, 
 
 /** The key `id` if `caller` may manage it (404 KEY_NOT_FOUND otherwise: others' keys are not disclosed). */
 async function managed(q: Queryable, id: string, caller: KeyCaller | undefined, maker: { id: string } | null): Promise<ApiKeyRow> {
-  const row = await keyRow(q, id);
+  const row = await keyRow(q, id, true);
   const mine = row && (!caller || row.user_id === caller.userId);
   const inScope = mine && (!maker || row.id === maker.id || (await descendantIds(q, maker.id)).includes(row.id));
   if (!row || !inScope) throw new AgwError('KEY_NOT_FOUND', `no key ${id} that ${caller ? 'you' : 'anyone'} may manage`);
@@ -143,7 +144,7 @@ export async function revokeKey(db: Db, id: string, caller?: KeyCaller): Promise
 
 /** The keys `caller` may see (a limited key: itself and the keys made with it), newest first. */
 export async function listKeys(q: Queryable, userId: string, caller?: KeyCaller): Promise<KeyT[]> {
-  const maker = await limitedCaller(q, caller);
+  const maker = await limitedCaller(q, caller, false);
   let rows = await listApiKeys(q, userId);
   if (maker) {
     const scope = new Set([maker.id, ...(await descendantIds(q, maker.id))]);

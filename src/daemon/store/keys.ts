@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { Queryable } from './db.js';
+import { forUpdate, type Queryable } from './db.js';
 import { newId, newSecret } from '../../shared/ids.js';
 import type { BudgetPeriod, KeyLimits } from '../money/key-limits.js';
 import type { KeyBounds } from '../keys/bounds.js';
@@ -103,8 +103,9 @@ export async function setKeyName(q: Queryable, id: string, name: string | null):
   await q.run('UPDATE api_keys SET name = ? WHERE id = ?', [name, id]);
 }
 
-export function keyRow(q: Queryable, id: string): Promise<ApiKeyRow | undefined> {
-  return q.get<ApiKeyRow>('SELECT * FROM api_keys WHERE id = ?', [id]);
+/** A key's row; `lock`: held until the transaction ends (PostgreSQL), for a read-check-write. */
+export function keyRow(q: Queryable, id: string, lock = false): Promise<ApiKeyRow | undefined> {
+  return q.get<ApiKeyRow>(`SELECT * FROM api_keys WHERE id = ?${lock ? forUpdate(q) : ''}`, [id]);
 }
 
 /** The keys made with key `id` (one level). */
