@@ -3,6 +3,7 @@ import { startTestDaemon, type TestDaemon, type TestUser } from '../helpers/daem
 import { portalLogin, type PortalSession } from '../helpers/portal.js';
 import { exchange, getCode, oauthFixture, authParams, pkce } from '../helpers/oauth.js';
 import { budgetPeriodKey } from '../../src/daemon/money/key-limits.js';
+import { verifyApiKeyWithTier } from '../../src/daemon/store/keys.js';
 
 /**
  * CONTRACT "Keys with limits": GET/POST/PATCH/DELETE /api/keys with a key, an OAuth token
@@ -142,6 +143,10 @@ describe('a key made with a key never gets more than that key has', () => {
   test('what a limited key leaves out is inherited; within its limits is allowed', async () => {
     const child = await ok(await call('POST', '/keys', { key: ci.key }, { name: 'job' }), 201);
     expect(child).toMatchObject({ limits: ciLimits, expiresAt: ciExpires, parentKeyId: ci.id });
+    // the key principal carries its maker's limits (for the money engine: its calls also spend from them)
+    const p = await verifyApiKeyWithTier(td.daemon.ctx.db, child.key);
+    expect(p?.ancestors).toEqual([{ keyId: ci.id, limits: { budgetNano: 5e9, budgetPeriod: 'day', rpm: 60, tpm: 10_000, models: ['smart-lite'] } }]);
+    expect((await verifyApiKeyWithTier(td.daemon.ctx.db, ci.key))?.ancestors).toBeUndefined();
     const narrower = await ok(
       await call('POST', '/keys', { key: ci.key }, { name: 'narrow', limits: { budget: 2, budgetPeriod: 'week', rpm: 10, tpm: 100, models: ['openai/gpt-4o-mini'], expiresAt: inDays(1) } }),
       201,
