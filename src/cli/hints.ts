@@ -23,7 +23,15 @@ export function hintFor(e: ErrorInfo, resetsAt?: string): string | undefined {
     case 'TOPUP_DISABLED':
       return 'this service does not let accounts top themselves up: ask its operator to run agw admin wallet credit YOUR_EMAIL AMOUNT';
     case 'MODEL_NOT_ALLOWED':
-      return 'your tier does not include this model: see the allowed aliases with agw entitlements, or upgrade your tier';
+      return e.message.includes('for this key')
+        ? 'this key may call only the models it lists: see them with agw entitlements, or use another key'
+        : 'your tier does not include this model: see the allowed aliases with agw entitlements, or upgrade your tier';
+    case 'KEY_EXPIRED':
+      return 'log in with a key that is still valid: agw login --with-token (agw keys create makes one)';
+    case 'KEY_LIMITS_TOO_WIDE':
+      return 'a key made with a limited key stays within that key’s limits: ask for less, or use the account (agw login --email, or an unlimited key)';
+    case 'KEY_NOT_FOUND':
+      return 'list the keys you may manage: agw keys list';
     case 'QUOTA_EXCEEDED':
       return resetsAt ? `the quota resets at ${resetsAt}; upgrade your tier for more` : 'wait for the quota period to reset (agw entitlements shows when) or upgrade your tier';
     case 'VERSION_EXISTS':

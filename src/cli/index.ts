@@ -2,6 +2,7 @@ import { Command, Option } from 'commander';
 import { CliError, UsageError, reportError } from './errors.js';
 import { registerAdmin } from './commands/admin/index.js';
 import { registerAccount } from './program/account.js';
+import { registerKeys } from './program/keys.js';
 import { registerSkill } from './program/skill.js';
 
 /**
@@ -53,6 +54,7 @@ export function buildProgram(version: string): Command {
 
   registerSkill(program);
   registerAccount(program);
+  registerKeys(program);
   registerAdmin(program);
   return program;
 }

@@ -70,6 +70,7 @@ export async function buildApp(ctx: AppContext): Promise<App> {
       tags: [
         { name: 'gateway', description: 'Proxy, smart routing, unified chat, entitlements and aliases' },
         { name: 'wallet', description: 'Balance, transactions and top-up' },
+        { name: 'keys', description: 'API keys with limits: budget, rpm, tpm, model allowlist, expiry' },
         { name: 'catalog', description: 'The public price catalog' },
         { name: 'skills', description: 'The skill (plugin) marketplace' },
         { name: 'portal', description: 'Portal session and account pages' },

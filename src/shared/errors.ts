@@ -62,6 +62,8 @@ export const ERROR_STATUS = {
   INSUFFICIENT_SCOPE: 403,
   USER_NOT_FOUND: 404,
   KEY_NOT_FOUND: 404,
+  /** a key made or changed with a limited key would get more than that key has */
+  KEY_LIMITS_TOO_WIDE: 403,
 } as const satisfies Record<string, number>;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

@@ -37,9 +37,11 @@ describe('agw admin, every row of the contract table, against a running daemon',
     expect(login.status).toBe(200);
   });
 
-  it('key create: {id,key}, an agw_ key that works at the API at once', async () => {
+  it('key create: {id,key} and the rest of the key record, an agw_ key that works at the API at once', async () => {
     const out = await ok('key', 'create', ada.email, '--name', 'ci');
-    expect(keysOf(out)).toEqual(['id', 'key']);
+    // the contract's {"id","key"}, and (second round) the key record
+    expect(keysOf(out)).toEqual(['createdAt', 'expiresAt', 'id', 'key', 'lastUsedAt', 'limits', 'name', 'parentKeyId', 'prefix', 'revoked', 'spent']);
+    expect(out).toMatchObject({ name: 'ci', revoked: false, expiresAt: null, limits: { budget: null, rpm: null, tpm: null, models: null } });
     expect(out.key).toMatch(/^agw_/);
     adaKey = out as { id: string; key: string };
     expect((await d.fetch('/wallet', { key: adaKey.key })).status).toBe(200);

@@ -68,7 +68,7 @@ function bookings(users: string[]): Booking[] {
       monthlyAllowance: ALLOWANCE,
       description: `test ${i}`,
       keyId: null,
-      keyPeriod: null,
+      budgets: [],
       cachedTokens: 0,
       holdNano: 3_000_000,
       writtenOffNano: 0,

@@ -1,4 +1,4 @@
-/** `agw spend [--range 30d] [--project UID]`: the portal spend reports (session cookie only, by spec). */
+/** `agw spend [--range 30d] [--project UID] [--by provider|project|key]`: the portal spend reports (session cookie only, by spec). */
 import { Api } from '../api.js';
 import type { GlobalOpts } from '../auth.js';
 import { UsageError } from '../errors.js';
@@ -15,10 +15,14 @@ const HEAD = ['', 'CALLS', 'FAILURES', 'COST', 'RAW COST'];
 const projectRow = (name: string, t: Totals) => [name, t.calls, usd(t.customerCost), usd(t.rawCost)];
 const PROJECT_HEAD = ['PROVIDER', 'CALLS', 'COST', 'RAW COST'];
 
-export async function spend(opts: GlobalOpts & { range?: string; project?: string }): Promise<void> {
+const BY = ['provider', 'project', 'key'];
+
+export async function spend(opts: GlobalOpts & { range?: string; project?: string; by?: string }): Promise<void> {
   const range = opts.range ?? '30d';
   const m = /^(\d{1,3})d$/.exec(range);
   if (!m || Number(m[1]) < 1 || Number(m[1]) > 365) throw new UsageError(`--range must look like 7d, 30d or 90d (at most 365d), got ${range}`);
+  if (opts.by !== undefined && !BY.includes(opts.by)) throw new UsageError(`--by must be one of ${BY.join(', ')}, got ${opts.by}`);
+  if (opts.by !== undefined && opts.project) throw new UsageError('--by and --project do not go together: a project’s spend is by provider');
   const api = await Api.open(opts);
   if (opts.project) {
     const p = await api.get<ProjectSpend>(`/portal/spend/projects/${encodeURIComponent(opts.project)}`, { auth: 'session', query: { range } });
@@ -30,11 +34,17 @@ export async function spend(opts: GlobalOpts & { range?: string; project?: strin
   const s = await api.get<Summary>('/portal/spend/summary', { auth: 'session', query: { range } });
   if (opts.json) return printJson(s);
   process.stdout.write(`last ${s.range.days} days since ${when(s.range.since)}\n\n`);
-  printTable(['PROVIDER', ...HEAD.slice(1)], [...s.byProvider.map((x) => row(x.providerId, x)), row('total', s.totals)]);
-  process.stdout.write('\n');
-  printTable(['PROJECT', ...HEAD.slice(1)], s.byProject.map((x) => row(x.projectId ? `${x.projectName} (${x.projectId})` : x.projectName, x)));
+  const by = new Set(opts.by ? [opts.by] : ['provider', 'project']);
+  const tables: (() => void)[] = [];
+  if (by.has('provider')) tables.push(() => printTable(['PROVIDER', ...HEAD.slice(1)], [...s.byProvider.map((x) => row(x.providerId, x)), row('total', s.totals)]));
+  if (by.has('project')) tables.push(() => printTable(['PROJECT', ...HEAD.slice(1)], s.byProject.map((x) => row(x.projectId ? `${x.projectName} (${x.projectId})` : x.projectName, x))));
+  if (by.has('key')) tables.push(() => printTable(['KEY', ...HEAD.slice(1)], s.byKey.map((x) => row(x.keyName ? `${x.keyName} (${x.keyId})` : x.keyId, x))));
+  tables.forEach((t, i) => {
+    if (i) process.stdout.write('\n');
+    t();
+  });
   // skill purchases are charged too, but are not calls (older daemons do not report them)
-  if (s.purchases) {
+  if (s.purchases && by.has('provider')) {
     const all = Math.round((s.totals.customerCost + s.purchases.amount) * 1e9) / 1e9;
     process.stdout.write(`\nskill purchases: ${s.purchases.count}, ${usd(s.purchases.amount)}\ncharged in all: ${usd(all)} (calls ${usd(s.totals.customerCost)} + skills ${usd(s.purchases.amount)})\n`);
   }

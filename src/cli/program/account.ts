@@ -62,11 +62,12 @@ export function registerAccount(program: Command): void {
     .action(lazy(async () => (await account()).providers));
 
   add(program.command('spend'))
-    .description('spend by provider and project (needs a portal session: agw login --email)')
+    .description('spend by provider and project, or by key (needs a portal session: agw login --email)')
     .option('--range <range>', 'window, e.g. 7d, 30d, 90d (at most 365d)', '30d')
     .option('--project <uid>', 'one project’s spend')
+    .option('--by <what>', 'one table: provider, project or key')
     .option('--json', 'print the API answer')
-    .addHelpText('after', examples('agw login --email ada@example.com', 'agw spend', 'agw spend --range 7d --project prj_123 --json'))
+    .addHelpText('after', examples('agw login --email ada@example.com', 'agw spend', 'agw spend --by key --range 7d', 'agw spend --range 7d --project prj_123 --json'))
     .action(lazy(async () => (await import('../commands/spend.js')).spend));
 
   const wallet = add(program.command('wallet'))

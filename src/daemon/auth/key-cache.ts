@@ -1,5 +1,6 @@
-import type { Db } from '../store/db.js';
+import { AgwError } from '../../shared/errors.js';
 import type { KeyLimits } from '../money/key-limits.js';
+import type { Db } from '../store/db.js';
 import { verifyApiKeyWithTier } from '../store/keys.js';
 import { noteKeyUse } from './key-usage.js';
 
@@ -11,8 +12,23 @@ export interface KeyPrincipal {
   readonly tier: string;
   /** the store version the key was checked at (see `verifyKeyCached`) */
   readonly storeVersion?: number;
-  /** the key's limits (CONTRACT "Keys with limits"); null or absent: none */
-  readonly limits?: KeyLimits | null;
+  /** the key's limits (money/key-limits.ts); null when it has none, so an unlimited key costs nothing extra */
+  readonly limits: KeyLimits | null;
+  /** epoch ms; null = never. An expired key is answered 401 KEY_EXPIRED (`expiredKeyError`). */
+  readonly expiresAt: number | null;
+  /**
+   * The limits of the keys this one was made with (POST /api/keys with a limited key),
+   * nearest first; absent for other keys. Its own limits always fit inside each of them;
+   * a call of it also spends from theirs.
+   */
+  readonly ancestors?: readonly { readonly keyId: string; readonly limits: KeyLimits }[];
+}
+
+/** 401 KEY_EXPIRED when the key has expired (at `now`), else null. */
+export function expiredKeyError(p: Pick<KeyPrincipal, 'expiresAt'>, now = Date.now()): AgwError | null {
+  if (p.expiresAt === null || now < p.expiresAt) return null;
+  const at = new Date(p.expiresAt).toISOString();
+  return new AgwError('KEY_EXPIRED', `this agw_ key expired at ${at}: ask its owner for a new key (or make one: agw keys create)`, { expiredAt: at });
 }
 
 /** Entries kept at most per store (the map is emptied when full; a miss is one query). */
@@ -60,7 +76,7 @@ export async function verifyKeyCached(db: Db, presented: string): Promise<KeyPri
     return undefined;
   }
   // stamped with the version read before the query: a change during it makes the next call ask again
-  const p: KeyPrincipal = Object.freeze({ kind: 'key', keyId: row.keyId, userId: row.userId, tier: row.tier, storeVersion: version });
+  const p: KeyPrincipal = Object.freeze({ kind: 'key' as const, ...row, storeVersion: version });
   noteKeyUse(db, p.keyId);
   if (version === undefined) return p;
   let cache = caches.get(db);

@@ -2,15 +2,14 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AgwError } from '../../shared/errors.js';
 import type { AppContext } from '../context.js';
-import type { KeyLimits } from '../money/key-limits.js';
 import { isStateChanging, refuseCrossSite } from './cross-site.js';
-import { verifyKeyCached } from './key-cache.js';
+import { expiredKeyError, verifyKeyCached, type KeyPrincipal } from './key-cache.js';
 import { lookupSession, SESSION_COOKIE } from './sessions.js';
 
 /** Who is calling. */
 export type Principal =
-  /** storeVersion: the SQLite store's version the key was checked at (a call's admission is linearized there) */
-  | { kind: 'key'; userId: string; tier: string; keyId: string; storeVersion?: number; limits?: KeyLimits | null }
+  /** storeVersion: the SQLite store's version the key was checked at (a call's admission is linearized there); limits, expiry */
+  | KeyPrincipal
   | { kind: 'oauth'; userId: string; tier: string; scopes: string[]; clientId: string }
   | { kind: 'session'; userId: string; tier: string; sessionId: string; csrfToken: string }
   | { kind: 'master' };
@@ -50,7 +49,10 @@ export function readCookie(req: FastifyRequest, name: string): string | undefine
   return undefined;
 }
 
-/** Resolves the credentials on a request, or null when there are none or they are invalid. */
+/**
+ * Resolves the credentials on a request, or null when there are none or they are invalid;
+ * an expired agw_ key throws 401 KEY_EXPIRED.
+ */
 export async function authenticate(
   ctx: AppContext,
   req: FastifyRequest,
@@ -67,6 +69,8 @@ export async function authenticate(
       if (!allowed.includes('key')) return null;
       // one indexed query: key -> user -> active organization's tier
       const key = await verifyKeyCached(ctx.db, token);
+      const expired = key && expiredKeyError(key);
+      if (expired) throw expired;
       return key ?? null;
     }
     if (allowed.includes('oauth') && ctx.verifyAccessToken) return ctx.verifyAccessToken(token);

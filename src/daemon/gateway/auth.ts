@@ -2,17 +2,23 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AgwError } from '../../shared/errors.js';
 import type { AppContext } from '../context.js';
 import { bearerToken, GATEWAY_CREDENTIALS, markAuthHook, type UserPrincipal } from '../auth/principal.js';
-import { cachedKey, verifyKeyCached } from '../auth/key-cache.js';
+import { cachedKey, expiredKeyError, verifyKeyCached } from '../auth/key-cache.js';
 
 /**
  * Gateway credentials: an agw_ key or an OAuth access token, as `Authorization: Bearer`
  * or, where `xApiKey` is set (the proxy: the Anthropic SDK sends its key there), as
- * `x-api-key`. One store query per agw_ key (key, user and effective tier joined).
+ * `x-api-key`. One store query per agw_ key (key, user and effective tier joined). An
+ * expired key throws 401 KEY_EXPIRED.
  */
 export async function gatewayPrincipal(ctx: AppContext, req: FastifyRequest, xApiKey: boolean): Promise<UserPrincipal | null> {
   const token = presentedToken(req, xApiKey);
   if (!token) return null;
-  if (token.startsWith('agw_')) return (await verifyKeyCached(ctx.db, token)) ?? null;
+  if (token.startsWith('agw_')) {
+    const key = await verifyKeyCached(ctx.db, token);
+    const expired = key && expiredKeyError(key);
+    if (expired) throw expired;
+    return key ?? null;
+  }
   if (!ctx.verifyAccessToken) return null;
   const p = await ctx.verifyAccessToken(token);
   return p && p.kind !== 'master' ? p : null;
@@ -40,6 +46,10 @@ export function requireGatewayAuth(ctx: AppContext, xApiKey = false) {
     const token = presentedToken(req, xApiKey);
     const hit = token?.startsWith('agw_') ? cachedKey(ctx.db, token) : undefined;
     if (hit) {
+      if (hit.expiresAt !== null) {
+        const expired = expiredKeyError(hit);
+        if (expired) return done(expired);
+      }
       req.principal = hit;
       return done();
     }

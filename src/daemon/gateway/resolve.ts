@@ -3,6 +3,7 @@ import type { ResolvedConfig } from '../../shared/config/resolve.js';
 import { AgwError, type ErrorCode } from '../../shared/errors.js';
 import type { ModelBand } from '../../shared/providers/index.js';
 import { tierOf } from '../money/calls.js';
+import { allowsTarget, KeyModelRefusal, type Allowlist } from './model-allowlist.js';
 
 /**
  * Model resolution for the unified chat endpoint: only the two chat providers serve it,
@@ -42,9 +43,11 @@ export interface ResolvedModel {
 /**
  * The target an alias resolves to for a tier: the first allowed chat target whose provider
  * has a key, else the first allowed one (whose missing key is then reported), else none.
+ * `keyModels`: only among the targets a key's allowlist allows (unless it lists the alias).
  */
-export function aliasTarget(config: ResolvedConfig, tier: string, alias: string): Target | undefined {
-  const allowed = (config.aliases.get(alias) ?? []).filter((t) => isChatProvider(t.provider) && isAllowed(config, tier, t));
+export function aliasTarget(config: ResolvedConfig, tier: string, alias: string, keyModels?: Allowlist | null): Target | undefined {
+  const keep = keyModels && !keyModels.names.has(alias) ? (t: Target) => allowsTarget(keyModels, t) : () => true;
+  const allowed = (config.aliases.get(alias) ?? []).filter((t) => isChatProvider(t.provider) && isAllowed(config, tier, t) && keep(t));
   return allowed.find((t) => hasKey(config, t.provider)) ?? allowed[0];
 }
 
@@ -86,17 +89,22 @@ function unservedModel(config: ResolvedConfig, model: string): AgwError {
 
 /**
  * Resolves the `model` of a unified chat body to a concrete (provider, model id). Accepts
- * an alias, a bare model id of either chat provider, or `provider/model`. Errors:
- * 400 INVALID_REQUEST (a model unified chat cannot serve, with the reason: see
- * `unservedModel`), 403 MODEL_NOT_ALLOWED, 503 ALPHA/BETA_KEY_MISSING (`details.reason`
- * `provider_without_key`).
+ * an alias, a bare model id of either chat provider, or `provider/model`; `keyModels`
+ * narrows it to a key's allowlist (an alias the key lists resolves as usual; another
+ * alias only among its targets the key allows). Errors: 400 INVALID_REQUEST (a model
+ * unified chat cannot serve, with the reason: see `unservedModel`), 403 MODEL_NOT_ALLOWED
+ * (the tier's bands; `KeyModelRefusal` for the key's list), 503 ALPHA/BETA_KEY_MISSING
+ * (`details.reason` `provider_without_key`).
  */
-export function resolveChatModel(config: ResolvedConfig, tier: string, model: string): ResolvedModel {
+export function resolveChatModel(config: ResolvedConfig, tier: string, model: string, keyModels?: Allowlist | null): ResolvedModel {
   let target: Target | undefined;
   let viaAlias = false;
   if (config.aliases.has(model)) {
     viaAlias = true;
-    target = aliasTarget(config, tier, model);
+    target = aliasTarget(config, tier, model, keyModels);
+    if (!target && keyModels && aliasTarget(config, tier, model)) {
+      throw new KeyModelRefusal(`alias ${model} (every target it could use here)`, [...keyModels.names]);
+    }
     if (!target) {
       throw new AgwError('MODEL_NOT_ALLOWED', `every target of alias ${model} is outside the ${tierOf(config, tier).displayName} tier's model bands`);
     }
@@ -109,6 +117,7 @@ export function resolveChatModel(config: ResolvedConfig, tier: string, model: st
     if (!isAllowed(config, tier, target)) {
       throw new AgwError('MODEL_NOT_ALLOWED', `model ${target.model} (band ${bandOf(config, target)}) is outside the ${tierOf(config, tier).displayName} tier's model bands`);
     }
+    if (keyModels && !allowsTarget(keyModels, target)) throw new KeyModelRefusal(`model ${model}`, [...keyModels.names], target);
   }
   const provider = target.provider as ChatProvider;
   if (!hasKey(config, provider)) {
@@ -121,11 +130,14 @@ export function resolveChatModel(config: ResolvedConfig, tier: string, model: st
   return { provider, model: target.model, viaAlias, alias: viaAlias ? model : null };
 }
 
-/** Entitlements `models`: one row per alias the tier can invoke, with the target it resolves to. */
-export function entitledModels(config: ResolvedConfig, tier: string): { alias: string; provider: string; modelId: string }[] {
+/**
+ * Entitlements `models`: one row per alias the tier can invoke, with the target it resolves
+ * to (for a key with an allowlist: the aliases it may call, resolved as its calls are).
+ */
+export function entitledModels(config: ResolvedConfig, tier: string, keyModels?: Allowlist | null): { alias: string; provider: string; modelId: string }[] {
   const rows: { alias: string; provider: string; modelId: string }[] = [];
   for (const alias of config.aliases.keys()) {
-    const t = aliasTarget(config, tier, alias);
+    const t = aliasTarget(config, tier, alias, keyModels);
     if (t) rows.push({ alias, provider: t.provider, modelId: t.model });
   }
   return rows;

@@ -20,7 +20,10 @@ export interface SkillAccess {
 /** The caller's user id when the request carries valid account credentials; public reads never fail on them. */
 export async function viewerId(ctx: AppContext, req: FastifyRequest): Promise<string | null> {
   if (!req.headers.authorization && !req.headers.cookie) return null;
-  const p = await authenticate(ctx, req, ACCOUNT_CREDENTIALS);
+  const p = await authenticate(ctx, req, ACCOUNT_CREDENTIALS).catch((e: unknown) => {
+    if (e instanceof AgwError && e.code === 'KEY_EXPIRED') return null; // reads as anonymous
+    throw e;
+  });
   return p && p.kind !== 'master' ? p.userId : null;
 }
 

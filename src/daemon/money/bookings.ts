@@ -3,6 +3,12 @@ import { retakeQuotaUnit } from './quotas.js';
 import { addToSpendDaily, DAY_MS, type RollupDelta, type RollupKeyRow } from '../store/spend-rollup.js';
 import { debitMany, type DebitInput } from './wallets.js';
 
+/** A key budget a call counts in: the key and the budget period (key-limits.ts budgetPeriodKey). */
+export interface KeyBudgetRef {
+  keyId: string;
+  period: string;
+}
+
 /**
  * A settled gateway call, whole: its request-log record (usage_records) and what the
  * quota counter, the spend rollups, the key's budget and the wallet get from it. The
@@ -31,8 +37,8 @@ export interface Booking {
   projectId: string | null;
   /** the quota window of admission */
   periodKey: string;
-  /** the key's budget period the call counts in (null: the key has no budget) */
-  keyPeriod: string | null;
+  /** the key budgets the call counts in: its key's and its makers', each with its period */
+  budgets: readonly KeyBudgetRef[];
   /** when the call was admitted (epoch ms): the record's created_at */
   createdAt: number;
   status: 'finalized' | 'failed' | 'refused';
@@ -130,11 +136,11 @@ export async function applyBookings(q: Queryable, batch: readonly Booking[]): Pr
     const u = units.get(uk);
     if (u) u.n++;
     else units.set(uk, { userId: b.userId, usageType: b.usageType, periodKey: b.periodKey, n: 1 });
-    if (b.keyId && b.keyPeriod && charged) {
-      const kk = `${b.keyId}\u0000${b.keyPeriod}`;
+    for (const kb of charged ? b.budgets : []) {
+      const kk = `${kb.keyId}\u0000${kb.period}`;
       const k = keySpend.get(kk);
       if (k) k.nano += charged;
-      else keySpend.set(kk, { keyId: b.keyId, period: b.keyPeriod, nano: charged });
+      else keySpend.set(kk, { keyId: kb.keyId, period: kb.period, nano: charged });
     }
   }
   for (const { key, delta } of sorted(rollups)) await addToSpendDaily(q, key, delta);

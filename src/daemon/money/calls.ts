@@ -47,8 +47,8 @@ export interface Reservation {
   firstByteAt: number | null;
   /** upstream attempts made */
   attempts: number;
-  /** the key's limits as admission used them (null: no limits), its budget period, and its rate windows */
-  key: AdmitKey | null;
+  /** the limited keys admission counted the call against (its key first, then its makers), and the key's rate windows */
+  keys: readonly AdmitKey[];
   rate: RateHeaders | null;
   /** set synchronously by the first finalize/release: a call settles once */
   settled: boolean;
@@ -60,6 +60,8 @@ export interface ReserveInput {
   keyId?: string | null;
   /** the key's limits (CONTRACT "Keys with limits"); null or absent: none */
   keyLimits?: KeyLimits | null;
+  /** the limits of the keys the key was made with, nearest first */
+  keyAncestors?: readonly { keyId: string; limits: KeyLimits }[];
   usageType: UsageType;
   endpoint: Booking['endpoint'];
   providerId: string;
@@ -153,7 +155,7 @@ export async function reserve(ctx: AppContext, input: ReserveInput): Promise<Res
     startedAt: performance.now(),
     firstByteAt: null,
     attempts: 0,
-    key: admitKey(input.keyId, input.keyLimits, now),
+    keys: admitKeys(input, now),
     rate: null,
     settled: false,
   };
@@ -166,12 +168,13 @@ export async function reserve(ctx: AppContext, input: ReserveInput): Promise<Res
     periodKey: r.periodKey,
     holdNano: r.holdNano,
     tokens: input.quote.tokens,
-    key: r.key,
+    keys: r.keys,
     now,
     storeVersion: input.storeVersion,
   });
-  const limited = r.key && (r.key.limits.rpm !== null || r.key.limits.tpm !== null);
-  if (limited) r.rate = money.rateOf(r.key!, Date.now());
+  // the rate headers speak of the key itself (its makers' windows are theirs)
+  const own = r.keys[0]?.id === r.keyId ? r.keys[0] : undefined;
+  if (own && (own.limits.rpm !== null || own.limits.tpm !== null)) r.rate = money.rateOf(own, Date.now());
   if (refusal) {
     const err =
       refusal.kind === 'no-account'
@@ -181,7 +184,7 @@ export async function reserve(ctx: AppContext, input: ReserveInput): Promise<Res
           : refusal.kind === 'funds'
             ? insufficientFunds(refusal, input.quote)
             : refusal.kind === 'keyBudget'
-              ? keyBudgetExceeded(refusal, r.key!, input.quote, now)
+              ? keyBudgetExceeded(refusal, r.keys.find((k) => k.id === refusal.keyId)!, r.keyId, input.quote, now)
               : rateLimited(refusal, r.rate);
     if (refusal.kind !== 'no-account') money.record(bookingOf(ctx, r, { status: 'refused', err }));
     throw withRequestId(err, r.id, r.rate);
@@ -195,10 +198,12 @@ function withRequestId(err: AgwError, id: string, rate: RateHeaders | null = nul
   return new AgwError(err.code, err.message, err.details, { ...rateHeaders(rate), ...err.headers, 'x-request-id': id });
 }
 
-/** The admission view of a key's limits: null when it has none. */
-function admitKey(keyId: string | null | undefined, limits: KeyLimits | null | undefined, now: number): AdmitKey | null {
-  if (!keyId || !limits || (limits.budgetNano === null && limits.rpm === null && limits.tpm === null)) return null;
-  return { id: keyId, limits, period: limits.budgetNano !== null ? budgetPeriodKey(limits.budgetPeriod, now) : null };
+/** The keys whose budget or rates a call counts against: its key's, then its makers' (those with any). */
+function admitKeys(input: Pick<ReserveInput, 'keyId' | 'keyLimits' | 'keyAncestors'>, now: number): AdmitKey[] {
+  const chain = [...(input.keyId && input.keyLimits ? [{ keyId: input.keyId, limits: input.keyLimits }] : []), ...(input.keyAncestors ?? [])];
+  return chain
+    .filter(({ limits: l }) => l.budgetNano !== null || l.rpm !== null || l.tpm !== null)
+    .map(({ keyId, limits }) => ({ id: keyId, limits, period: limits.budgetNano !== null ? budgetPeriodKey(limits.budgetPeriod, now) : null }));
 }
 
 /**
@@ -217,15 +222,17 @@ export function rateHeaders(rate: RateHeaders | null): Record<string, string> {
   return out;
 }
 
-function keyBudgetExceeded(r: Extract<Refusal, { kind: 'keyBudget' }>, key: AdmitKey, quote: Quote, now: number): AgwError {
+function keyBudgetExceeded(r: Extract<Refusal, { kind: 'keyBudget' }>, key: AdmitKey, ownKey: string | null, quote: Quote, now: number): AgwError {
   const end = budgetPeriodEnd(key.limits.budgetPeriod, now);
   const per = key.limits.budgetPeriod === 'total' ? 'in all' : `per ${key.limits.budgetPeriod}`;
   const held = r.held > 0 ? ` and ${usdText(r.held)} held by its calls in flight` : '';
+  const whose = key.id === ownKey ? "this key's budget" : `the budget of key ${key.id}, which this key was made with,`;
   const resets = end === null ? "it does not reset: ask the key's owner for a larger budget" : `it resets at ${new Date(end).toISOString()}`;
   return new AgwError(
     'KEY_BUDGET_EXCEEDED',
-    `this key's budget of ${usdText(r.budget)} ${per} does not cover this request (up to ${usdText(quote.nano)}): ${usdText(r.spent)} spent${held}; ${resets}`,
+    `${whose} of ${usdText(r.budget)} ${per} does not cover this request (up to ${usdText(quote.nano)}): ${usdText(r.spent)} spent${held}; ${resets}`,
     {
+      keyId: key.id,
       budget: nanoToUsd(r.budget),
       budgetPeriod: key.limits.budgetPeriod,
       spent: nanoToUsd(r.spent),
@@ -249,7 +256,7 @@ function rateLimited(r: Extract<Refusal, { kind: 'rate' }>, rate: RateHeaders | 
 }
 
 /** What a call refused before admission is recorded with (e.g. 403 MODEL_NOT_ALLOWED). */
-export type RefusedCall = Omit<ReserveInput, 'quote' | 'storeVersion' | 'usageType' | 'keyLimits'> & { usageType?: UsageType };
+export type RefusedCall = Omit<ReserveInput, 'quote' | 'storeVersion' | 'usageType' | 'keyLimits' | 'keyAncestors'> & { usageType?: UsageType };
 
 /**
  * Records a gateway call agw refused before its admission (a model outside the tier or
@@ -276,7 +283,7 @@ export async function refuse(ctx: AppContext, call: RefusedCall, err: AgwError):
     startedAt: performance.now(),
     firstByteAt: null,
     attempts: 0,
-    key: null,
+    keys: [],
     rate: null,
     settled: true,
   };
@@ -311,7 +318,7 @@ function bookingOf(ctx: AppContext, r: Reservation, s: SettleInput): Booking {
     alias: r.alias,
     projectId: r.projectId,
     periodKey: r.periodKey,
-    keyPeriod: r.key?.period ?? null,
+    budgets: r.keys.flatMap((k) => (k.period !== null ? [{ keyId: k.id, period: k.period }] : [])),
     createdAt: r.createdAt,
     status: s.status,
     httpStatus: s.httpStatus ?? null,

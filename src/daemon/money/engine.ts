@@ -34,8 +34,12 @@ export interface AdmitRequest {
   holdNano: number;
   /** tokens the hold covers (prompt bound + output cap): what a tokens-per-minute limit counts */
   tokens: number;
-  /** the key that makes the call, when it carries limits */
-  key: AdmitKey | null;
+  /**
+   * The limited keys the call counts against: the key that makes it (when it has limits)
+   * and the keys it was made with (a key made with a limited key spends from its maker's
+   * budget and rates too), nearest first.
+   */
+  keys: readonly AdmitKey[];
   now: number;
   /** SQLite: the store version the caller's key was checked at (see Ledger.admit) */
   storeVersion?: number;
@@ -56,7 +60,7 @@ export type Refusal =
   /** `wallet`: as the store has it, less bookings not applied yet; `held`: holds of calls in flight */
   | { kind: 'funds'; wallet: WalletState; held: number }
   /** the key's budget: spent in the period, held by its calls in flight */
-  | { kind: 'keyBudget'; budget: number; spent: number; held: number }
+  | { kind: 'keyBudget'; keyId: string; budget: number; spent: number; held: number }
   | { kind: 'rate'; which: 'requests' | 'tokens'; limit: number; retryAfterMs: number };
 
 /** A key's rate windows after an admission (the x-ratelimit-* headers). */

@@ -102,7 +102,7 @@ function upgrade(b: Partial<Booking>): Booking {
   const finalized = b.status === 'finalized';
   return {
     keyId: null,
-    keyPeriod: null,
+    budgets: [],
     cachedTokens: 0,
     holdNano: b.customerNano ?? 0,
     writtenOffNano: 0,

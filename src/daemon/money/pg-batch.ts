@@ -2,13 +2,15 @@ import type { Logger } from 'pino';
 import type { PgDb } from '../store/postgres.js';
 import { isStoreUnavailable } from '../store/errors.js';
 import type { Booking } from './bookings.js';
+import { potNames } from './pg-pots.js';
 import { monthKey, monthStart } from './wallets.js';
 
 /** Which of a call's pots it admitted against a slice (the booking consumes those slices). */
 export interface Consumed {
   wallet: boolean;
   quota: boolean;
-  budget: boolean;
+  /** the key budget pots ('3b:…') */
+  budgets: string[];
 }
 
 interface Queued {
@@ -117,6 +119,6 @@ function row(q: Queued, ord: number) {
     monthStart: monthStart(q.b.settledAt),
     leasedWallet: q.consumed.wallet,
     leasedQuota: q.consumed.quota,
-    leasedBudget: q.consumed.budget,
+    budgets: q.b.budgets.map((kb) => ({ ...kb, leased: q.consumed.budgets.includes(potNames.budget(kb.keyId, kb.period)) })),
   };
 }

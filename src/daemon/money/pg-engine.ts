@@ -164,8 +164,7 @@ export class PgMoney implements MoneyEngine {
       pot: this.pot('quota', potNames.quota(r.userId, r.usageType, r.periodKey), { userId: r.userId, usageType: r.usageType, period: r.periodKey, limit: tierLimit }),
       amount: 1,
     });
-    const key = r.key;
-    if (key) {
+    for (const key of r.keys) {
       const { budgetNano, rpm, tpm } = key.limits;
       if (budgetNano !== null && key.period) {
         needs.push({ pot: this.pot('budget', potNames.budget(key.id, key.period), { keyId: key.id, period: key.period, limit: budgetNano }), amount: r.holdNano });
@@ -349,7 +348,7 @@ export class PgMoney implements MoneyEngine {
       const budget = p.params.limit ?? 0;
       const spent = (info?.used ?? 0) + p.pending;
       const available = Math.max(0, (info?.free ?? 0) + Math.max(0, p.available));
-      return { kind: 'keyBudget', budget, spent, held: Math.max(0, budget - spent - available) };
+      return { kind: 'keyBudget', keyId: p.params.keyId ?? '', budget, spent, held: Math.max(0, budget - spent - available) };
     }
     const allowance = usdToNano(r.tier.monthlyAllowance);
     const balance = info?.balance ?? 0;
@@ -374,7 +373,7 @@ export class PgMoney implements MoneyEngine {
   async settle(b: Booking): Promise<void> {
     const h = this.calls.get(b.id);
     this.calls.delete(b.id);
-    const consumed: Consumed = { wallet: false, quota: false, budget: false };
+    const consumed: Consumed = { wallet: false, quota: false, budgets: [] };
     if (h) {
       for (const n of h.needs) {
         n.pot.held -= n.amount;
@@ -382,7 +381,7 @@ export class PgMoney implements MoneyEngine {
         n.pot.heldDirty = true;
         if (n.pot.kind === 'wallet') consumed.wallet = true;
         else if (n.pot.kind === 'quota') consumed.quota = true;
-        else if (n.pot.kind === 'budget') consumed.budget = true;
+        else if (n.pot.kind === 'budget') consumed.budgets.push(n.pot.name);
         // tokens are spent as used; what the call did not use stays in this daemon's slice
         else if (n.pot.kind === 'tpm' && h.epoch === this.epoch) n.pot.granted -= Math.min(n.amount, b.status === 'finalized' ? b.promptTokens + b.completionTokens : 0);
       }
@@ -399,7 +398,7 @@ export class PgMoney implements MoneyEngine {
   }
 
   record(b: Booking): void {
-    void this.batcher.push(b, { wallet: false, quota: false, budget: false }, this.epoch).catch(() => undefined);
+    void this.batcher.push(b, { wallet: false, quota: false, budgets: [] }, this.epoch).catch(() => undefined);
   }
 
   /** What a settled call takes from its slices: pending until its batch commits, then off the grant. */
@@ -414,7 +413,7 @@ export class PgMoney implements MoneyEngine {
     };
     if (c.wallet) apply(this.pots.get(potNames.wallet(b.userId)), b.customerNano);
     if (c.quota) apply(this.pots.get(potNames.quota(b.userId, b.usageType, b.periodKey)), 1);
-    if (c.budget && b.keyId && b.keyPeriod) apply(this.pots.get(potNames.budget(b.keyId, b.keyPeriod)), b.customerNano);
+    for (const pot of c.budgets) apply(this.pots.get(pot), b.customerNano);
   }
 
   private unconsumed(b: Booking, c: Consumed): void {
@@ -427,8 +426,8 @@ export class PgMoney implements MoneyEngine {
       const p = this.pots.get(potNames.quota(b.userId, b.usageType, b.periodKey));
       if (p) p.pending -= 1;
     }
-    if (c.budget && b.keyId && b.keyPeriod) {
-      const p = this.pots.get(potNames.budget(b.keyId, b.keyPeriod));
+    for (const pot of c.budgets) {
+      const p = this.pots.get(pot);
       if (p) p.pending -= b.customerNano;
     }
   }

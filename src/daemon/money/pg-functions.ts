@@ -216,12 +216,12 @@ $fn$;
 
 /** The columns of a booking as agw_book_v7 reads them (money/bookings.ts Booking, plus what pg-batch.ts adds). */
 const BOOKING_COLUMNS = `ord int, id text, "userId" text, "keyId" text, "usageType" text, endpoint text, "providerId" text, model text,
-  alias text, "projectId" text, "periodKey" text, "keyPeriod" text, "createdAt" bigint, status text, "httpStatus" bigint,
+  alias text, "projectId" text, "periodKey" text, budgets jsonb, "createdAt" bigint, status text, "httpStatus" bigint,
   "promptTokens" bigint, "completionTokens" bigint, "cachedTokens" bigint, units double precision, "rawNano" bigint,
   "customerNano" bigint, "holdNano" bigint, "writtenOffNano" bigint, "settledAt" bigint, "monthlyAllowance" bigint,
   description text, stream boolean, "answerStatus" bigint, "errorCode" text, "latencyMs" double precision,
   "ttfbMs" double precision, attempts bigint, month text, "monthStart" bigint, "leasedWallet" boolean,
-  "leasedQuota" boolean, "leasedBudget" boolean`;
+  "leasedQuota" boolean`;
 
 /**
  * A batch of settled calls, as applyBookings (money/bookings.ts) books them on SQLite:
@@ -340,12 +340,13 @@ BEGIN
       END IF;
     END IF;
   END LOOP;
-  FOR q IN SELECT y."keyId" AS key_id, y."keyPeriod" AS period, sum(r.customer_cost_nusd) AS spent,
-                  sum(r.customer_cost_nusd) FILTER (WHERE y."leasedBudget") AS leased
-             FROM jsonb_to_recordset(p_bookings) AS y(id text, "keyId" text, "keyPeriod" text, status text, "leasedBudget" boolean)
+  FOR q IN SELECT e ->> 'keyId' AS key_id, e ->> 'period' AS period, sum(r.customer_cost_nusd) AS spent,
+                  sum(r.customer_cost_nusd) FILTER (WHERE (e ->> 'leased')::boolean) AS leased
+             FROM jsonb_to_recordset(p_bookings) AS y(id text, status text, budgets jsonb)
+             CROSS JOIN LATERAL jsonb_array_elements(coalesce(y.budgets, '[]'::jsonb)) AS e
              JOIN usage_records r ON r.id = y.id
-            WHERE y.id = ANY (v_fresh) AND y.status = 'finalized' AND y."keyId" IS NOT NULL AND y."keyPeriod" IS NOT NULL
-            GROUP BY 1, 2 ORDER BY ('3b:' || y."keyId" || ':' || y."keyPeriod") COLLATE "C"
+            WHERE y.id = ANY (v_fresh) AND y.status = 'finalized'
+            GROUP BY 1, 2 ORDER BY ('3b:' || (e ->> 'keyId') || ':' || (e ->> 'period')) COLLATE "C"
   LOOP
     INSERT INTO key_spend (key_id, period, spent_nusd) VALUES (q.key_id, q.period, q.spent)
       ON CONFLICT (key_id, period) DO UPDATE SET spent_nusd = key_spend.spent_nusd + excluded.spent_nusd;

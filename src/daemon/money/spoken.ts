@@ -82,6 +82,6 @@ export function bookedOf(b: Booking): PotAmount[] {
     [spokenPots.units(b.userId, b.usageType, b.periodKey), 1],
     [spokenPots.wallet(b.userId), b.customerNano],
   ];
-  if (b.keyId && b.keyPeriod) out.push([spokenPots.budget(b.keyId, b.keyPeriod), b.customerNano]);
+  for (const kb of b.budgets) out.push([spokenPots.budget(kb.keyId, kb.period), b.customerNano]);
   return out;
 }

@@ -23,27 +23,26 @@ interface TokenHold {
  */
 export class SqliteMoney implements MoneyEngine {
   private readonly buckets = new Buckets();
-  private readonly tokenHolds = new Map<string, TokenHold>();
+  private readonly tokenHolds = new Map<string, TokenHold[]>();
 
   constructor(private readonly ledger: Ledger) {}
 
   async admit(r: AdmitRequest): Promise<Refusal | null> {
     let refusal: Refusal | null = null;
-    const key = r.key;
-    const budgetPeriod = key && key.limits.budgetNano !== null ? key.period : null;
+    const budgeted = r.keys.filter((k) => k.period !== null);
     const ok = await this.ledger.admit(
       r.id,
       r.userId,
       r.usageType,
       r.periodKey,
-      budgetPeriod && key ? { keyId: key.id, period: budgetPeriod } : null,
+      budgeted.map((k) => ({ keyId: k.id, period: k.period! })),
       (w, spoken) => {
         if (!w) {
           refusal = { kind: 'no-account' };
           return false;
         }
-        // the key's rates first: a call over its rate takes nothing else
-        if (key) {
+        // the keys' rates first: a call over a rate takes nothing else
+        for (const key of r.keys) {
           refusal = this.rateShort(key, r.tokens, r.now);
           if (refusal) return false;
         }
@@ -54,12 +53,13 @@ export class SqliteMoney implements MoneyEngine {
           return false;
         }
         const holds: PotAmount[] = [[unitsPot, 1]];
-        if (key && budgetPeriod !== null) {
-          const pot = spokenPots.budget(key.id, budgetPeriod);
-          const spent = Number(w.key_spent ?? 0) + spoken.pendingOf(pot);
+        for (const [i, key] of budgeted.entries()) {
+          const pot = spokenPots.budget(key.id, key.period!);
+          const budget = key.limits.budgetNano!;
+          const spent = w.keySpent[i] + spoken.pendingOf(pot);
           const held = spoken.heldOf(pot).amount;
-          if (spent + held + r.holdNano > key.limits.budgetNano!) {
-            refusal = { kind: 'keyBudget', budget: key.limits.budgetNano!, spent, held };
+          if (spent + held + r.holdNano > budget) {
+            refusal = { kind: 'keyBudget', keyId: key.id, budget, spent, held };
             return false;
           }
           holds.push([pot, r.holdNano]);
@@ -70,7 +70,7 @@ export class SqliteMoney implements MoneyEngine {
           return false;
         }
         if (funds.hold) holds.push([spokenPots.wallet(r.userId), funds.hold]);
-        if (key) this.takeRates(r.id, key, r.tokens, r.now);
+        for (const key of r.keys) this.takeRates(r.id, key, r.tokens, r.now);
         return holds;
       },
       r.storeVersion,
@@ -106,7 +106,9 @@ export class SqliteMoney implements MoneyEngine {
       // a call bigger than the whole window may run when the window is full; it empties it
       const n = Math.min(tokens, tpm);
       this.buckets.take(`t:${key.id}`, tpm, n, now);
-      this.tokenHolds.set(id, { keyId: key.id, tpm, tokens: n });
+      const list = this.tokenHolds.get(id);
+      if (list) list.push({ keyId: key.id, tpm, tokens: n });
+      else this.tokenHolds.set(id, [{ keyId: key.id, tpm, tokens: n }]);
     }
   }
 
@@ -121,7 +123,7 @@ export class SqliteMoney implements MoneyEngine {
   async reserveFunds(userId: string, tier: TierDef, nano: number, now: number): Promise<{ refusal: Refusal } | { release(): void }> {
     let refusal: Refusal = { kind: 'no-account' };
     const id = `funds_${randomBytes(6).toString('hex')}`;
-    const ok = await this.ledger.admit(id, userId, null, '', null, (w, spoken) => {
+    const ok = await this.ledger.admit(id, userId, null, '', [], (w, spoken) => {
       if (!w) return false;
       const funds = this.funds(w, tier, now, spoken, nano);
       if (funds.refusal) {
@@ -134,12 +136,12 @@ export class SqliteMoney implements MoneyEngine {
   }
 
   settle(b: Booking): Promise<void> {
-    const t = this.tokenHolds.get(b.id);
-    if (t) {
-      // the tokens the call did not use go back to its key's window
+    const holds = this.tokenHolds.get(b.id);
+    if (holds) {
+      // the tokens the call did not use go back to its keys' windows
       this.tokenHolds.delete(b.id);
       const used = b.status === 'finalized' ? b.promptTokens + b.completionTokens : 0;
-      if (t.tokens > used) this.buckets.give(`t:${t.keyId}`, t.tpm, t.tokens - used, Date.now());
+      for (const t of holds) if (t.tokens > used) this.buckets.give(`t:${t.keyId}`, t.tpm, t.tokens - used, Date.now());
     }
     return this.ledger.settle(b);
   }

@@ -20,14 +20,18 @@ export interface LedgerHost {
   version(): number;
 }
 
-/** The wallet, the quota override and counter, and the key's spend of one call's admission, in one read. */
-export type AdmissionRow = WalletRow & { quota_override: number | null; quota_used: number | null; key_spent: number | null };
+/**
+ * The wallet, the quota override and counter of one call's admission, in one read, and
+ * what each budgeted key the call counts against spent in its period (`keySpent`, in the
+ * order of the admission's keys).
+ */
+export type AdmissionRow = WalletRow & { quota_override: number | null; quota_used: number | null; keySpent: number[] };
 
 const ADMISSION_SQL = `SELECT w.*,
     (SELECT o.quota_limit FROM quota_overrides o WHERE o.user_id = w.user_id AND o.usage_type = ?) AS quota_override,
-    (SELECT c.used FROM quota_counters c WHERE c.user_id = w.user_id AND c.usage_type = ? AND c.period_start = ?) AS quota_used,
-    (SELECT s.spent_nusd FROM key_spend s WHERE s.key_id = ? AND s.period = ?) AS key_spent
+    (SELECT c.used FROM quota_counters c WHERE c.user_id = w.user_id AND c.usage_type = ? AND c.period_start = ?) AS quota_used
   FROM wallets w WHERE w.user_id = ?`;
+const KEY_SPENT_SQL = 'SELECT spent_nusd AS n FROM key_spend WHERE key_id = ? AND period = ?';
 
 /** A key's budget period an admission also reads (its spend so far). */
 export interface KeyPeriod {
@@ -46,8 +50,8 @@ const MAX_CACHED_ROWS = 10_000;
 /** The journal is emptied once everything in it is applied and it has grown past this. */
 const TRUNCATE_AT_BYTES = 8 * 1024 * 1024;
 
-const rowKey = (userId: string, usageType: string, periodKey: string, key: KeyPeriod | null) =>
-  `${userId}\u0000${usageType}\u0000${periodKey}\u0000${key ? `${key.keyId}\u0000${key.period}` : ''}`;
+const rowKey = (userId: string, usageType: string, periodKey: string, keys: readonly KeyPeriod[]) =>
+  `${userId}\u0000${usageType}\u0000${periodKey}${keys.map((k) => `\u0000${k.keyId}\u0000${k.period}`).join('')}`;
 
 /**
  * The SQLite daemon's money path (issue #9: the gateway adds well under a millisecond).
@@ -110,13 +114,13 @@ export class Ledger {
     /** null: money only, no quota (a paid install) */
     usageType: string | null,
     periodKey: string,
-    key: KeyPeriod | null,
+    keys: readonly KeyPeriod[],
     check: (row: AdmissionRow | undefined, spoken: Spoken) => readonly PotAmount[] | false,
     seenVersion?: number,
   ): Promise<boolean> {
     while (this.host.locked) await this.host.unlocked();
     // from here to the end: synchronous, so no other admission or commit interleaves
-    const cacheKey = rowKey(userId, usageType ?? '', periodKey, key);
+    const cacheKey = rowKey(userId, usageType ?? '', periodKey, keys);
     const version = seenVersion ?? this.host.version();
     let cached = this.rows.get(cacheKey);
     if (!cached || cached.version !== version || cached.user !== (this.userChanges.get(userId) ?? 0)) {
@@ -124,7 +128,8 @@ export class Ledger {
         this.rows.clear();
         this.userChanges.clear(); // together: a stale row must never meet a counter that came back to its value
       }
-      const row = this.host.readNow<AdmissionRow>(ADMISSION_SQL, [usageType ?? '', usageType ?? '', periodKey, key?.keyId ?? '', key?.period ?? '', userId]);
+      const row = this.host.readNow<AdmissionRow>(ADMISSION_SQL, [usageType ?? '', usageType ?? '', periodKey, userId]);
+      if (row) row.keySpent = keys.map((k) => Number(this.host.readNow<{ n: number }>(KEY_SPENT_SQL, [k.keyId, k.period])?.n ?? 0));
       this.rows.set(cacheKey, (cached = { row, version, user: this.userChanges.get(userId) ?? 0 }));
     }
     const holds = check(cached.row, this.spoken);

@@ -9,6 +9,10 @@ import type { AppContext } from '../context.js';
 import { tierOf } from '../money/calls.js';
 import { gatewayUser, requireGatewayAuth } from '../gateway/auth.js';
 import { entitledModels } from '../gateway/resolve.js';
+import { allowlist } from '../gateway/model-allowlist.js';
+import type { KeyPrincipal } from '../auth/key-cache.js';
+import { isBounded } from '../keys/bounds.js';
+import { keyEntitlement, keySpent } from '../keys/view.js';
 import { walletView } from '../money/wallet-view.js';
 import { requireScope } from '../auth/principal.js';
 import { quotaOverrides } from '../store/quota-overrides.js';
@@ -18,7 +22,11 @@ import type { RouteOptions } from './index.js';
 
 export const ENTITLEMENTS_TTL_SECONDS = 60;
 
-export async function buildEntitlements(ctx: AppContext, userId: string, tierId: string, now = Date.now()): Promise<EntitlementsT> {
+/**
+ * The entitlements of a user, as seen with `key` (an agw_ key principal): a limited key
+ * adds `key` (its limits, what it spent and has left) and sees only the aliases it may call.
+ */
+export async function buildEntitlements(ctx: AppContext, userId: string, tierId: string, now = Date.now(), key?: KeyPrincipal): Promise<EntitlementsT> {
   const tier = tierOf(ctx.config, tierId);
   const period = quotaPeriod(now);
   const row = await getWalletRow(ctx.db, userId);
@@ -47,8 +55,9 @@ export async function buildEntitlements(ctx: AppContext, userId: string, tierId:
     wallet: walletView(state),
     period: { start: iso(period.start), end: iso(period.end), resetsAt: iso(period.end) },
     quotas,
-    models: entitledModels(ctx.config, tier.id),
+    models: entitledModels(ctx.config, tier.id, key?.limits?.models ? allowlist(ctx.config, key.limits.models) : null),
     cacheTtlSeconds: ENTITLEMENTS_TTL_SECONDS,
+    ...(key && isBounded(key) ? { key: keyEntitlement(key.keyId, key.limits, key.expiresAt, await keySpent(ctx.db, userId, key.keyId, key.limits, now), now) } : {}),
   };
 }
 
@@ -77,7 +86,7 @@ const entitlements: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx 
     async (req, reply) => {
       const u = gatewayUser(req);
       requireScope(req, 'tier'); // an OAuth access token needs the tier scope
-      const body = JSON.stringify(await buildEntitlements(ctx, u.userId, u.tier));
+      const body = JSON.stringify(await buildEntitlements(ctx, u.userId, u.tier, Date.now(), u.kind === 'key' ? u : undefined));
       const etag = `"${createHash('sha256').update(body).digest('base64url')}"`;
       reply.header('cache-control', `private, max-age=${ENTITLEMENTS_TTL_SECONDS}`).header('etag', etag).header('vary', 'Authorization');
       if (etagMatches(req.headers['if-none-match'], etag)) return reply.code(304).send(null);

@@ -1,4 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
+import type { UserPrincipal } from '../auth/principal.js';
 import { AgwError } from '../../shared/errors.js';
 import { errorResponses } from '../../shared/schemas/common.js';
 import { GatewayChatBody, GatewayChatHeaders, ProviderAnswer } from '../../shared/schemas/gateway.js';
@@ -8,6 +10,8 @@ import { gatewayUser, requireGatewayAuth, storeVersionOf } from '../gateway/auth
 import { Call, deliver, isEventStream, projectFor, unreachable, upstreamMessage } from '../gateway/relay.js';
 import { readErrorBody } from '../gateway/redact.js';
 import { resolveChatModel } from '../gateway/resolve.js';
+import { keyAllowlist, refuseForKey } from '../gateway/key-refusal.js';
+import { KeyModelRefusal } from '../gateway/model-allowlist.js';
 import { gatewayOf } from '../gateway/runtime.js';
 import { MessagesToCommonSse } from '../gateway/sse-translate.js';
 import { toCommonBody, toCommonResponse, toMessagesBody, type CommonChatBody } from '../gateway/translate.js';
@@ -42,6 +46,19 @@ function upstreamRefusal(provider: string, status: number, msg: string, retryAft
 const gatewayChat: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
   const gw = gatewayOf(ctx);
 
+  /** The model within the tier's bands and the key's allowlist; a refusal by the allowlist is recorded. */
+  async function resolveForCaller(req: FastifyRequest, u: UserPrincipal, body: CommonChatBody) {
+    const keyModels = keyAllowlist(ctx, u);
+    try {
+      return resolveChatModel(ctx.config, u.tier, body.model, keyModels);
+    } catch (e) {
+      if (!(e instanceof KeyModelRefusal)) throw e;
+      const alias = e.target ? null : body.model;
+      const t = e.target ?? ctx.config.aliases.get(body.model)![0];
+      throw await refuseForKey(ctx, req, u, { endpoint: 'chat', providerId: t.provider, model: e.target?.model ?? null, alias, stream: body.stream === true }, e);
+    }
+  }
+
   app.post(
     '/gateway/chat',
     {
@@ -60,7 +77,7 @@ const gatewayChat: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }
       const u = gatewayUser(req);
       const body = req.body as CommonChatBody;
       const common = req.headers['x-service-response-format'] === 'openai';
-      const target = resolveChatModel(ctx.config, u.tier, body.model);
+      const target = await resolveForCaller(req, u, body);
       const provider = ctx.config.providers.get(target.provider)!;
       const projectId = await projectFor(ctx, req, u.userId);
       const wire = target.provider === 'anthropic' ? toMessagesBody(body, target.model) : toCommonBody(body, target.model);
@@ -70,6 +87,7 @@ const gatewayChat: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }
         tier: u.tier,
         keyId: u.kind === 'key' ? u.keyId : null,
         keyLimits: u.kind === 'key' ? u.limits : null,
+        keyAncestors: u.kind === 'key' ? u.ancestors : undefined,
         storeVersion: storeVersionOf(u),
         usageType: 'ai_chat',
         endpoint: 'chat',

@@ -20,6 +20,7 @@ import oauthDiscovery from './oauth-discovery.js';
 import portalSession from './portal-session.js';
 import portalSpend from './portal-spend.js';
 import portalKeys from './portal-keys.js';
+import keys from './keys.js';
 import portalAccount from './portal-account.js';
 import portalWeb from './portal-web.js';
 import skillsWeb from './skills-web.js';
@@ -51,6 +52,7 @@ export async function registerRoutes(app: FastifyInstance, ctx: AppContext): Pro
     await scope.register(portalSession, { ctx });
     await scope.register(portalSpend, { ctx });
     await scope.register(portalKeys, { ctx });
+    await scope.register(keys, { ctx });
     await scope.register(portalAccount, { ctx });
   };
   await app.register(api, { prefix: '/api' });

@@ -20,6 +20,7 @@ import {
   projectSpendByProvider,
   userSpendDaily,
   userPurchases,
+  userSpendByKey,
   userSpendGroups,
   zeroCells,
   type SpendCells,
@@ -55,7 +56,7 @@ const portalSpend: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }
       config,
       schema: {
         tags: ['spend'],
-        summary: 'The caller’s spend by provider and by project tag',
+        summary: 'The caller’s spend by provider, by project tag and by agw_ key',
         security,
         querystring: RangeQuery,
         response: { 200: SpendSummary, ...errorResponses(400, 401) },
@@ -64,7 +65,11 @@ const portalSpend: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }
     async (req): Promise<SpendSummaryT> => {
       const u = userOf(req);
       const range = parseRange(req.query.range);
-      const [groups, purchases] = await Promise.all([userSpendGroups(ctx.db, u.userId, range.since), userPurchases(ctx.db, u.userId, range.since)]);
+      const [groups, purchases, keys] = await Promise.all([
+        userSpendGroups(ctx.db, u.userId, range.since),
+        userPurchases(ctx.db, u.userId, range.since),
+        userSpendByKey(ctx.db, u.userId, range.since),
+      ]);
       const totals = zeroCells();
       const providers = new Map<string, SpendCells>();
       const projects = new Map<string | null, SpendCells & { name: string }>();
@@ -84,6 +89,7 @@ const portalSpend: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }
           .map(([projectId, c]) => ({ projectId, projectName: c.name, ...usd(c) }))
           .sort(byCostDesc),
         purchases: { count: purchases.count, amount: nanoToUsd(purchases.nano) },
+        byKey: keys.map((k) => ({ keyId: k.keyId, keyName: k.keyName, ...usd(k) })).sort(byCostDesc),
       };
     },
   );

@@ -8,6 +8,8 @@ import { ProviderAnswer, ProxyParams } from '../../shared/schemas/gateway.js';
 import { release, reserve } from '../money/calls.js';
 import { quoteTokens, quoteUnits } from '../money/hold.js';
 import { gatewayUser, requireGatewayAuth, storeVersionOf } from '../gateway/auth.js';
+import { keyAllowlist, refuseForKey } from '../gateway/key-refusal.js';
+import { allowsModel, KeyModelRefusal } from '../gateway/model-allowlist.js';
 import { unitCharge } from '../money/pricing.js';
 import { Call, deliver, projectFor, unreachable } from '../gateway/relay.js';
 import { readErrorBody } from '../gateway/redact.js';
@@ -35,7 +37,7 @@ const proxy: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
     tags: ['gateway'],
     summary: 'Proxy to a provider: its own path and schema; credentials replaced by the provider’s own',
     security: [{ bearer: [] }],
-    response: { 200: ProviderAnswer, ...errorResponses(400, 401, 402, 404, 429, 503) },
+    response: { 200: ProviderAnswer, ...errorResponses(400, 401, 402, 403, 404, 429, 503) },
   };
   // the OpenAPI document names the wildcard as the spec does: /external/{provider}/{path}
   const config = {
@@ -65,11 +67,18 @@ const proxy: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
     const def = provider.def;
     const charge = def.pricing.kind === 'units' ? unitCharge(provider, path, json) : undefined;
     const model = typeof json?.model === 'string' ? json.model : modelInPath(path);
+    const keyModels = keyAllowlist(ctx, u);
+    if (keyModels && (model === null || !allowsModel(keyModels, id, model))) {
+      const e = new KeyModelRefusal(model === null ? 'a call that names no model' : `model ${model}`, [...keyModels.names]);
+      const usageType = charge?.unit.usageType ?? def.usageType;
+      throw await refuseForKey(ctx, req, u, { endpoint: 'proxy', providerId: id, model, alias: null, stream: json?.stream === true, usageType }, e);
+    }
     const r = await reserve(ctx, {
       userId: u.userId,
       tier: u.tier,
       keyId: u.kind === 'key' ? u.keyId : null,
       keyLimits: u.kind === 'key' ? u.limits : null,
+      keyAncestors: u.kind === 'key' ? u.ancestors : undefined,
       storeVersion: storeVersionOf(u),
       usageType: charge?.unit.usageType ?? def.usageType,
       endpoint: 'proxy',

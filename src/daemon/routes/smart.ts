@@ -10,6 +10,8 @@ import { Call, deliver, isEventStream, projectFor, upstreamMessage } from '../ga
 import { readErrorBody } from '../gateway/redact.js';
 import { gatewayOf } from '../gateway/runtime.js';
 import { smartCandidates } from '../gateway/smart.js';
+import { keyAllowlist, refuseForKey } from '../gateway/key-refusal.js';
+import { allowsTarget, KeyModelRefusal } from '../gateway/model-allowlist.js';
 import { MessagesToCommonSse } from '../gateway/sse-translate.js';
 import { toCommonBody, toCommonResponse, toMessagesBody, type CommonChatBody } from '../gateway/translate.js';
 import { providerAuthHeaders, UpstreamError } from '../gateway/upstream.js';
@@ -42,14 +44,24 @@ const smart: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
         summary: 'Smart-routed chat: the cheapest / fastest / best available provider, with failover',
         security: [{ bearer: [] }],
         body: SmartChatBody,
-        response: { 200: ChatCompletion, ...errorResponses(400, 401, 402, 429, 503) },
+        response: { 200: ChatCompletion, ...errorResponses(400, 401, 402, 403, 429, 503) },
       },
     },
     async (req, reply) => {
       const u = gatewayUser(req);
       const body = req.body as CommonChatBody;
       const cls = body.model as SmartRouteClass;
-      const candidates = smartCandidates(ctx.config, cls, gw);
+      let candidates = smartCandidates(ctx.config, cls, gw);
+      const keyModels = keyAllowlist(ctx, u);
+      if (keyModels && !keyModels.names.has(cls)) {
+        // a key that does not list the class may use the candidates it allows
+        if (!ctx.config.smartRoutes[cls].some((t) => allowsTarget(keyModels, t))) {
+          const first = ctx.config.smartRoutes[cls][0];
+          const e = new KeyModelRefusal(`${cls} (none of its candidates)`, [...keyModels.names]);
+          throw await refuseForKey(ctx, req, u, { endpoint: 'smart', providerId: first?.provider ?? 'openai', model: null, alias: cls, stream: body.stream === true }, e);
+        }
+        candidates = candidates.filter((t) => allowsTarget(keyModels, t));
+      }
       if (!candidates.length) {
         throw new AgwError('ALL_CANDIDATES_FAILED', `no candidate of ${cls} is available: none has a key, or all are cooling down after failures`);
       }
@@ -66,6 +78,7 @@ const smart: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
         tier: u.tier,
         keyId: u.kind === 'key' ? u.keyId : null,
         keyLimits: u.kind === 'key' ? u.limits : null,
+        keyAncestors: u.kind === 'key' ? u.ancestors : undefined,
         storeVersion: storeVersionOf(u),
         usageType: 'ai_chat',
         endpoint: 'smart',

@@ -128,6 +128,30 @@ export async function userSpendDaily(q: Queryable, userId: string, since: number
   return rows.map((r) => ({ day: Number(r.day), ...cells(r) }));
 }
 
+/**
+ * The caller's completed calls since `since` made with an agw_ key, per key with the
+ * key's name: the per-key daily rollup (spend_key_daily) for the days after since's day,
+ * the usage records for the rest of that day (as `completedSince`). Calls made with an
+ * OAuth token or the session have no key and are not in it.
+ */
+export async function userSpendByKey(q: Queryable, userId: string, since: number): Promise<(SpendCells & { keyId: string; keyName: string | null })[]> {
+  const firstDay = Math.floor(since / DAY_MS);
+  const rows = await q.all<RawGroup & { key_id: string; key_name: string | null }>(
+    `SELECT g.key_id, k.name AS key_name, g.calls, g.failures, g.raw_nusd, g.customer_nusd
+       FROM (SELECT s.key_id, ${SUMS} FROM (
+               SELECT key_id, calls, failures, raw_nusd, customer_nusd FROM spend_key_daily WHERE user_id = ? AND day > ?
+               UNION ALL
+               SELECT u.key_id, 1, CASE WHEN u.status = 'failed' THEN 1 ELSE 0 END, u.raw_cost_nusd, u.customer_cost_nusd
+                 FROM usage_records u
+                WHERE u.user_id = ? AND u.created_at >= ? AND u.created_at < ? AND u.key_id IS NOT NULL AND u.status IN ('finalized', 'failed')
+             ) s GROUP BY s.key_id HAVING SUM(s.calls) > 0) g
+       LEFT JOIN api_keys k ON k.id = g.key_id
+      ORDER BY g.key_id`,
+    [userId, firstDay, userId, since, (firstDay + 1) * DAY_MS],
+  );
+  return rows.map((r) => ({ keyId: r.key_id, keyName: r.key_name, ...cells(r) }));
+}
+
 /** Adds cells into an accumulator (integers only: exact). */
 export function addCells(into: SpendCells, c: SpendCells): SpendCells {
   into.calls += c.calls;

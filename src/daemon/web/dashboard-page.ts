@@ -1,4 +1,5 @@
 import { escapeHtml, renderPage, type PageUser } from './layout.js';
+import { keySpendCard, keysSection } from './keys-section.js';
 
 const money = (id: string, label: string) => `<div><dt>${label}</dt><dd id="${id}">…</dd></div>`;
 const th = (cells: [string, string?][]) =>
@@ -53,6 +54,7 @@ export function dashboardPage(user: PageUser & { tier: string; selfTopup: boolea
   <h2 id="proj-h">By project</h2>
   <div class="scroll"><table id="by-project">${th([['Project'], ...SPEND_COLS])}<tbody id="project-rows"></tbody></table></div>
 </section>
+${keySpendCard(th([['Key'], ...SPEND_COLS]))}
 <section class="card" aria-labelledby="wallet-h">
   <h2 id="wallet-h">Wallet</h2>
   <dl class="stats">${money('wallet-balance', 'Balance')}<div><dt>Allowance left this month</dt><dd><span id="wallet-allowance">…</span> <span id="wallet-allowance-total" class="note"></span></dd></div></dl>
@@ -79,19 +81,7 @@ export function dashboardPage(user: PageUser & { tier: string; selfTopup: boolea
   <details><summary>Aliases</summary>
     <div class="scroll"><table>${th([['Alias'], ['Resolves to']])}<tbody id="ent-aliases"></tbody></table></div></details>
 </section>
-<section class="card wide" aria-labelledby="keys-h">
-  <h2 id="keys-h">API keys</h2>
-  <form id="key-form" class="row">
-    <div><label for="key-name">New key name</label><input id="key-name" name="name" type="text" maxlength="100" placeholder="e.g. laptop"></div>
-    <button type="submit" id="key-create">Create key</button>
-  </form>
-  <div id="new-key" hidden>
-    <p><strong>Your new key.</strong> Copy it now: it is shown only once and stored hashed.</p>
-    <code id="new-key-value" class="secret" tabindex="-1"></code>
-    <button type="button" id="new-key-copy" class="secondary">Copy</button>
-  </div>
-  <div class="scroll"><table>${th([['Name'], ['Key'], ['Created', 'hide-sm'], ['Last used', 'hide-sm'], ['<span class="sr">Action</span>']])}<tbody id="key-rows"></tbody></table></div>
-</section>
+${keysSection()}
 <section class="card wide" aria-labelledby="projects-h">
   <h2 id="projects-h">Projects</h2>
   <p class="note">Tag a call with a project by sending <code>X-Service-Project-Id: &lt;uid&gt;</code>.</p>

@@ -1,4 +1,5 @@
 import { Type, type Static } from 'typebox';
+import { KeyEntitlement } from './keys.js';
 import { DateTime } from './common.js';
 import { Wallet } from './wallet.js';
 
@@ -124,6 +125,7 @@ export const Entitlements = Type.Object(
     }),
     models: Type.Array(Type.Object({ alias: Type.String(), provider: Type.String(), modelId: Type.String() })),
     cacheTtlSeconds: Type.Integer(),
+    key: Type.Optional(KeyEntitlement),
   },
   { title: 'GatewayEntitlements' },
 );

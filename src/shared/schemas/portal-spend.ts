@@ -50,6 +50,17 @@ export const SpendSummary = Type.Object(
       },
       { description: 'agw addition: skill purchases in the range (not calls, so not in totals); charged in all = totals.customerCost + purchases.amount' },
     ),
+    byKey: Type.Array(
+      Type.Object({
+        keyId: Type.String(),
+        keyName: Type.Union([Type.String(), Type.Null()]),
+        calls: Type.Integer(),
+        failures: Type.Integer(),
+        rawCost: Type.Number(),
+        customerCost: Type.Number(),
+      }),
+      { description: 'Calls made with agw_ keys, per key (agw addition; OAuth and session calls have no key)' },
+    ),
   },
   { title: 'SpendSummary' },
 );

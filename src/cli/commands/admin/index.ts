@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { addKeyFlags } from '../../key-flags.js';
 
 type Action = (args: string[], opts: Record<string, unknown>) => Promise<void>;
 
@@ -12,7 +13,9 @@ export function registerAdmin(program: Command): void {
     .command('admin')
     .description('administer users, organizations, keys, wallets, quotas, projects and OAuth clients');
 
-  const leaf = (parent: Command, spec: string, description: string, example: string, action: string) =>
+  const runActions = async () => (await import('./run.js')).actions;
+  const keyActions = async () => (await import('./keys.js')).keyActions;
+  const leaf = (parent: Command, spec: string, description: string, example: string, action: string, load: () => Promise<object> = runActions) =>
     parent
       .command(spec)
       .description(description)
@@ -24,8 +27,7 @@ export function registerAdmin(program: Command): void {
         const cmd = a[a.length - 1] as Command;
         const opts = cmd.opts();
         const args = a.slice(0, -2) as string[];
-        const mod = await import('./run.js');
-        await (mod.actions as Record<string, Action>)[action](args, opts);
+        await ((await load()) as Record<string, Action>)[action](args, opts);
       });
 
   leaf(admin, 'migrate', 'bring the store’s schema up to date (SQLite or PostgreSQL) and print what was applied', 'agw admin migrate --config agw.yaml --json', 'migrate');
@@ -46,13 +48,15 @@ export function registerAdmin(program: Command): void {
   leaf(org, 'add-member <org> <user>', 'add a user to an organization', 'agw admin org add-member org_… ada@example.com', 'orgAddMember');
   leaf(org, 'set-active <org> <active>', 'activate or deactivate (true|false)', 'agw admin org set-active org_… false', 'orgSetActive');
 
-  const key = admin.command('key').description('API keys');
-  leaf(key, 'create <user>', 'create an agw_ key (shown once)', 'agw admin key create ada@example.com --name ci', 'keyCreate').option(
-    '--name <name>',
-    'label',
+  const key = admin.command('key').description('API keys, with limits: budget, rpm, tpm, model allowlist, expiry');
+  addKeyFlags(
+    leaf(key, 'create <user>', 'create an agw_ key (shown once), optionally with limits; answers the key record', 'agw admin key create ada@example.com --name ci --budget 5 --budget-period day --rpm 60 --models smart-lite', 'keyCreate', keyActions),
   );
-  leaf(key, 'revoke <keyId>', 'revoke a key at once', 'agw admin key revoke key_…', 'keyRevoke');
-  leaf(key, 'list <user>', 'a user’s keys (never the secrets): id, name, prefix, createdAt, lastUsedAt, revoked', 'agw admin key list ada@example.com --json', 'keyList');
+  addKeyFlags(
+    leaf(key, 'update <keyId>', 'rename a key or change its limits (none lifts one); answers the key record', 'agw admin key update key_… --budget 10 --rpm none --expires 30d', 'keyUpdate', keyActions),
+  );
+  leaf(key, 'list <user>', 'a user’s keys with their limits and what each spent: {"items":[Key]}', 'agw admin key list ada@example.com --json', 'keyList', keyActions);
+  leaf(key, 'revoke <keyId>', 'revoke a key at once (and the keys made with it)', 'agw admin key revoke key_…', 'keyRevoke', keyActions);
 
   const wallet = admin.command('wallet').description('wallets');
   leaf(wallet, 'credit <user> <amount>', 'credit USD to a wallet', 'agw admin wallet credit ada@example.com 25 --note "welcome"', 'walletCredit').option(

@@ -6,16 +6,14 @@ import { newId } from '../../../shared/ids.js';
 import type { Db } from '../../../daemon/store/db.js';
 import { createUser, findUser, listUsers, setUserTier, userByEmail, type UserRow } from '../../../daemon/store/users.js';
 import { addOrgMember, createOrg, orgById, setOrgActive } from '../../../daemon/store/orgs.js';
-import { createApiKey, listApiKeys, revokeApiKey } from '../../../daemon/store/keys.js';
 import { credit, setUnlimited } from '../../../daemon/money/wallets.js';
 import { setQuotaOverride } from '../../../daemon/store/quota-overrides.js';
 import { addProjectMember, createProject, projectByUid } from '../../../daemon/store/projects.js';
 import { hashPassword } from '../../../daemon/auth/password.js';
-import { keyView } from '../../../daemon/auth/key-view.js';
 import { CliError, UsageError } from '../../errors.js';
 import { withStore, type Opts } from './store.js';
 
-async function mustUser(db: Db, ref: string): Promise<UserRow> {
+export async function mustUser(db: Db, ref: string): Promise<UserRow> {
   const u = await findUser(db, ref);
   if (!u) throw new CliError(`no user ${ref}`, 'list users in the portal or create one: agw admin user create --email E', 'USER_NOT_FOUND');
   return u;
@@ -60,9 +58,6 @@ export const actions = {
     withStore(o, async (db) => ({
       items: (await listUsers(db)).map((u) => ({ id: u.id, email: u.email, name: u.name, tier: u.tier, createdAt: new Date(Number(u.created_at)).toISOString() })),
     })),
-  /** A user's keys, newest first, as the contract's Key record (never the secret). */
-  keyList: ([ref]: string[], o: Opts) =>
-    withStore(o, async (db) => ({ items: (await listApiKeys(db, (await mustUser(db, ref)).id)).map(keyView) })),
   userSetTier: ([ref, tier]: string[], o: Opts) =>
     withStore(o, async (db, config) => {
       mustTier(config, tier);
@@ -89,17 +84,6 @@ export const actions = {
       if (!(await orgById(db, orgId))) throw new CliError(`no organization ${orgId}`, undefined, 'ORG_NOT_FOUND');
       await setOrgActive(db, orgId, on);
       return { id: orgId, active: on };
-    }),
-  keyCreate: ([ref]: string[], o: Opts) =>
-    withStore(o, async (db) => {
-      const u = await mustUser(db, ref);
-      const k = await createApiKey(db, u.id, (o.name as string) ?? null);
-      return { id: k.id, key: k.key };
-    }),
-  keyRevoke: ([id]: string[], o: Opts) =>
-    withStore(o, async (db) => {
-      if (!(await revokeApiKey(db, id))) throw new CliError(`no key ${id}`, 'key ids look like key_…', 'KEY_NOT_FOUND');
-      return { id, revoked: true };
     }),
   walletCredit: ([ref, amt]: string[], o: Opts) =>
     withStore(o, async (db) => {

@@ -41,6 +41,8 @@ export async function withStore<T>(
   opts: Opts,
   fn: (db: Db, config: ResolvedConfig, migrated: MigrationReport) => Promise<T>,
   whenMissing: WhenMissing = 'refuse',
+  /** prints the result for a person (default: key/value lines, or a table of `items`) */
+  human?: (out: T) => void,
 ): Promise<void> {
   const dataDir = resolve(opts.data ?? defaultDataDir());
   let config: ResolvedConfig;
@@ -68,8 +70,10 @@ export async function withStore<T>(
   }
   const { db, report } = opened;
   try {
-    const out = (await fn(db, config, report)) as Record<string, unknown>;
+    const result = await fn(db, config, report);
+    const out = result as Record<string, unknown>;
     if (opts.json) printJson(out);
+    else if (human) human(result);
     else if (Array.isArray(out.items)) printItems(out.items as Record<string, unknown>[]);
     else printKv(Object.entries(out).map(([k, v]) => [k, typeof v === 'object' ? JSON.stringify(v) : (v as string)]));
   } finally {

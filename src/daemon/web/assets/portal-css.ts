@@ -66,6 +66,8 @@ meter{width:100%;height:.9rem}
 .tags{display:flex;flex-wrap:wrap;gap:.3rem;padding:0;margin:0;list-style:none}
 .tags li{border:1px solid var(--line);border-radius:99px;padding:.05rem .55rem;font-size:.8rem}
 .revoked{color:var(--muted);text-decoration:line-through}
+input[type=number],input[type=datetime-local]{font:inherit;padding:.5rem .6rem;border:1px solid var(--line);border-radius:6px;background:var(--bg);color:var(--fg);width:100%;max-width:14rem}
+.limits{margin:.3rem 0}.limits>div{flex:1;min-width:9rem}
 .sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 h4{font-size:.9rem;margin:.8rem 0 .3rem}
 .search{display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:flex-end;margin-bottom:1rem}

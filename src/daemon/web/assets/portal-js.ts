@@ -1,4 +1,5 @@
 import { formatDay, formatUsd, formatWhen } from '../../../shared/format.js';
+import { PORTAL_KEYS_JS } from './portal-keys-js.js';
 
 /**
  * The dashboard's one script (plain ES2017, no build step, no dependencies). It reads
@@ -80,6 +81,7 @@ function loadSpend() {
       return el('tr', { 'data-project': r.projectId === null ? '' : r.projectId }, [td(r.projectName), td(count(r.calls), 'num'),
         td(count(r.failures), 'num hide-sm'), td(money(r.rawCost), 'num hide-sm'), td(money(r.customerCost), 'num'), td(bar(r.customerCost, maxJ), 'barcell')]);
     }, 'No calls in this range.', 6);
+    drawKeySpend(s);
   }).catch(fail('Spend'));
   api('/portal/spend/daily' + q).then(drawDaily).catch(fail('Daily spend'));
   if (openProject) showProject(openProject);
@@ -175,30 +177,7 @@ function loadEntitlements() {
   }).catch(fail('Entitlements'));
 }
 
-function loadKeys() {
-  api('/portal/keys').then(function (k) {
-    rows($('key-rows'), k.items, function (x) {
-      var action = x.revokedAt ? el('span', { 'class': 'note', text: 'revoked' }) : el('button', { type: 'button', 'class': 'danger', 'data-revoke': x.id, 'aria-label': 'Revoke key ' + (x.name || x.prefix), text: 'Revoke' });
-      return el('tr', { 'data-key': x.id, 'class': x.revokedAt ? 'revoked' : '' }, [td(x.name || '(unnamed)'), td(el('code', { text: x.prefix })),
-        td(day(x.createdAt), 'hide-sm'), td(day(x.lastUsedAt), 'hide-sm'), td(action)]);
-    }, 'No keys yet.', 5);
-  }).catch(fail('Keys'));
-}
-function createKey(ev) {
-  ev.preventDefault();
-  var btn = $('key-create'); btn.disabled = true;
-  api('/portal/keys', { method: 'POST', body: { name: $('key-name').value.trim() || undefined } }).then(function (k) {
-    $('new-key-value').textContent = k.key; $('new-key').hidden = false; $('key-name').value = '';
-    $('new-key-value').focus(); say('Key created. Copy it now: it is shown only once.');
-    loadKeys();
-  }).catch(fail('Create key')).then(function () { btn.disabled = false; });
-}
-function revokeKey(ev) {
-  var id = ev.target.getAttribute && ev.target.getAttribute('data-revoke');
-  if (!id || !window.confirm('Revoke this key? Programs using it will stop working at once.')) return;
-  api('/portal/keys/' + encodeURIComponent(id), { method: 'DELETE' }).then(function () { say('Key revoked.'); loadKeys(); }).catch(fail('Revoke key'));
-}
-
+${PORTAL_KEYS_JS}
 var openProject = null;
 function loadProjects() {
   api('/portal/projects').then(function (p) {
@@ -223,8 +202,7 @@ function showProject(uid) {
 
 document.addEventListener('DOMContentLoaded', function () {
   $('range').addEventListener('change', loadSpend);
-  $('key-form').addEventListener('submit', createKey);
-  $('key-rows').addEventListener('click', revokeKey);
+  initKeys();
   $('tx-more').addEventListener('click', loadTx);
   if ($('topup-form')) $('topup-form').addEventListener('submit', topup);
   $('projects-rows').addEventListener('click', function (ev) {
