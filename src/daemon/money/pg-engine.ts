@@ -7,14 +7,8 @@ import type { Booking } from './bookings.js';
 import type { AdmitKey, AdmitRequest, Held, MoneyEngine, RateHeaders, Refusal } from './engine.js';
 import type { TierDef } from '../../shared/config/defaults.js';
 import { PgBatcher, LEASE_LOST, type Consumed } from './pg-batch.js';
-import { Pot, potNames, userOfPot, type PotKind, type PotParams } from './pg-pots.js';
+import { Pot, potNames, userOfPot, type Need, type PotKind, type PotParams, type WaitResult } from './pg-pots.js';
 import { monthKey, monthStart, nextMonthStart, type WalletState } from './wallets.js';
-
-/** One need of an admission: this much of this pot. */
-interface Need {
-  pot: Pot;
-  amount: number;
-}
 
 /** What an admitted call holds, until it settles. */
 interface CallHold {
@@ -111,24 +105,25 @@ export class PgMoney implements MoneyEngine {
 
   async admit(r: AdmitRequest): Promise<Refusal | null> {
     const needs = this.needsOf(r);
-    let short = this.tryHold(r.id, needs);
-    if (!short) return null;
-    let recalled = false;
-    for (let round = 0; round < 8; round++) {
+    let target: Need | null;
+    // the fast path, unless someone waits on one of these pots (no one jumps the queue)
+    if (needs.every((n) => n.pot.unlimited || !n.pot.queue.length)) {
+      target = this.tryHold(r.id, needs);
+      if (!target) return null;
+    } else target = needs.find((n) => n.pot.queue.length)!;
+    for (;;) {
       if (Date.now() > this.validUntil) await this.beat(); // throws when the store is unreachable
-      const granted = await this.ask(short);
-      short = this.tryHold(r.id, needs);
-      if (!short) return null;
-      if (short.pot.missing) return { kind: 'no-account' };
-      if (granted > 0) continue; // progress (others took it first, or another pot is short): ask again
-      // short in the store too: other daemons' unused slices are the last place to look
-      if (!recalled && (await this.recall(short))) {
-        recalled = true;
+      const res = await new Promise<WaitResult>((resolve, reject) => {
+        target!.pot.queue.push({ id: r.id, needs, recalled: false, resolve, reject });
+        void this.drain(target!.pot);
+      });
+      if (res.held) return null;
+      if (res.moveTo) {
+        target = res.moveTo;
         continue;
       }
-      break;
+      return res.refuse!.pot.missing ? { kind: 'no-account' } : this.refusal(res.refuse!, r);
     }
-    return this.refusal(short, r);
   }
 
   async reserveFunds(userId: string, tier: TierDef, nano: number, now: number): Promise<{ refusal: Refusal } | { release(): void }> {
@@ -203,29 +198,50 @@ export class PgMoney implements MoneyEngine {
       held.push(n);
       // a hot pot running low leases its next slice before anyone has to wait for it
       const p = n.pot;
-      if (!p.leasing && p.lastWant > 0 && p.available < p.lastWant / 4) void this.leaseOne(p, p.lastWant, p.lastWant, p.lastWant).catch(() => undefined);
+      if (!p.leasing && !p.queue.length && p.lastWant > 0 && p.available < p.lastWant / 4) void this.leaseOne(p, p.lastWant, p.lastWant, p.lastWant).catch(() => undefined);
     }
     this.calls.set(id, { needs: held, epoch: this.epoch });
     return null;
   }
 
   /**
-   * Waits for a lease of the need's pot that covers every admission waiting for it (the
-   * one in flight, then one of its own if still short); resolves to what was granted.
+   * Serves a pot's queue in order: the first admission in it takes its holds as soon as
+   * the slice covers it (a lease for what the whole queue lacks of this pot is one round
+   * trip); one short of another pot moves to that pot's queue; one the store cannot
+   * cover, after asking the other daemons once, is refused, and the next is served.
    */
-  private async ask(n: Need): Promise<number> {
-    const p = n.pot;
-    p.waiting.push(n.amount);
+  private async drain(pot: Pot): Promise<void> {
+    if (pot.draining) return;
+    pot.draining = true;
     try {
-      let granted = 0;
-      if (p.leasing) granted += await p.leasing;
-      if (p.available >= n.amount) return granted || 1;
-      if (p.leasing) return granted + (await p.leasing);
-      const short = p.waiting.reduce((a, b) => a + b, 0) - Math.max(0, p.available);
-      const least = Math.min(...p.waiting) - Math.max(0, p.available);
-      return granted + (await this.leaseOne(p, short, Math.max(1, least), p.want(short, n.amount, Date.now())));
+      while (pot.queue.length) {
+        const w = pot.queue[0];
+        const short = this.tryHold(w.id, w.needs);
+        if (!short) {
+          pot.queue.shift();
+          w.resolve({ held: true });
+          continue;
+        }
+        if (short.pot !== pot) {
+          pot.queue.shift();
+          w.resolve({ moveTo: short });
+          continue;
+        }
+        const have = Math.max(0, pot.available);
+        const queued = pot.queue.reduce((sum, q) => sum + (q.needs.find((n) => n.pot === pot)?.amount ?? 0), 0);
+        const granted = await this.leaseOne(pot, queued - have, short.amount - have, pot.want(queued - have, short.amount, Date.now()));
+        if (granted > 0 || pot.unlimited) continue;
+        if (!pot.missing && !w.recalled && (await this.recall(short))) {
+          w.recalled = true;
+          continue;
+        }
+        pot.queue.shift();
+        w.resolve({ refuse: short });
+      }
+    } catch (err) {
+      for (const w of pot.queue.splice(0)) w.reject(err); // the store cannot be reached: every waiter gets its 503
     } finally {
-      p.waiting.splice(p.waiting.indexOf(n.amount), 1);
+      pot.draining = false;
     }
   }
 

@@ -38,6 +38,25 @@ export interface PotParams {
   month?: string;
 }
 
+/** One need of an admission: this much of this pot. */
+export interface Need {
+  pot: Pot;
+  amount: number;
+}
+
+/** What a queued admission is told: it holds what it needs, waits on another pot, or is refused for `refuse`. */
+export type WaitResult = { held?: true; moveTo?: Need; refuse?: Need };
+
+/** An admission waiting in a pot's queue. */
+export interface Waiter {
+  id: string;
+  needs: Need[];
+  /** the other daemons were asked for their slices on its behalf once */
+  recalled: boolean;
+  resolve(r: WaitResult): void;
+  reject(err: unknown): void;
+}
+
 export class Pot {
   /** the slice this daemon leased (the store's leases.amount for it) */
   granted = 0;
@@ -57,8 +76,9 @@ export class Pot {
   lastUse = 0;
   /** a lease of this pot in flight (resolves to its grant) */
   leasing: Promise<number> | null = null;
-  /** what the admissions waiting for a lease of this pot lack, each */
-  waiting: number[] = [];
+  /** admissions waiting for this pot, served in order (pg-engine.ts drain) */
+  queue: Waiter[] = [];
+  draining = false;
   /** holds changed since the last heartbeat (wallets publish theirs) */
   heldDirty = false;
 
