@@ -53,7 +53,16 @@ export class PgBatcher {
   push(b: Booking, consumed: Consumed, epoch: string): Promise<void> {
     return new Promise((resolve, reject) => {
       this.queue.push({ b, consumed, epoch, done: (err) => (err ? reject(err) : resolve()) });
-      this.running ??= this.run().finally(() => (this.running = null));
+      this.kick();
+    });
+  }
+
+  /** Starts the batch loop unless it runs; one queued after the loop's last look starts it again. */
+  private kick(): void {
+    if (this.running) return;
+    this.running = this.run().finally(() => {
+      this.running = null;
+      if (this.queue.length) this.kick();
     });
   }
 

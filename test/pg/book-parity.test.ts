@@ -1,0 +1,147 @@
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { applyBookings, type Booking } from '../../src/daemon/money/bookings.js';
+import { PgBatcher } from '../../src/daemon/money/pg-batch.js';
+import { quotaPeriod } from '../../src/daemon/money/quotas.js';
+import { credit } from '../../src/daemon/money/wallets.js';
+import type { Db } from '../../src/daemon/store/db.js';
+import { migrate } from '../../src/daemon/store/migrate.js';
+import { openAndMigrate } from '../../src/daemon/store/open.js';
+import type { PgDb } from '../../src/daemon/store/postgres.js';
+import { SqliteDb } from '../../src/daemon/store/sqlite.js';
+import { usdToNano } from '../../src/shared/money.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/pg.js';
+
+/**
+ * One set of booking rules, two implementations: SQLite applies a batch with
+ * applyBookings (money/bookings.ts), PostgreSQL with agw_book_v7 (money/pg-functions.ts,
+ * one round trip). The same bookings must give the same books on both: records, wallet
+ * transactions (allowance first, a new allowance at a month's start, balance after each,
+ * a charge the wallet cannot cover written off), quota counters, key budgets and both
+ * rollups; and a batch applied twice books nothing twice.
+ */
+const OCT_30 = Date.UTC(2026, 9, 30, 12);
+const NOV_1 = Date.UTC(2026, 10, 1, 0, 30);
+const ALLOWANCE = usdToNano(0.01);
+const USERS = ['usr_parity_a', 'usr_parity_b'];
+const KEYS = ['key_parity_a', 'key_parity_b'];
+
+let tdb: TestDatabase;
+let pgDb: Db;
+let lite: SqliteDb;
+
+async function seed(db: Db): Promise<void> {
+  for (const [i, id] of USERS.entries()) {
+    await db.run('INSERT INTO users (id, email, tier, created_at) VALUES (?, ?, ?, ?)', [id, `${id}@example.com`, 'pro', 1]);
+    await db.run('INSERT INTO wallets (user_id, updated_at) VALUES (?, ?)', [id, 1]);
+    await db.run('INSERT INTO api_keys (id, user_id, name, lookup, hash, created_at) VALUES (?, ?, ?, ?, ?, ?)', [KEYS[i], id, 'k', `lk${i}`, 'h', 1]);
+  }
+  // user a: 1 USD; user b: a little, so its last charges are cut and written off
+  await db.tx((q) => credit(q, { userId: USERS[0], amount: usdToNano(1), type: 'credit' }));
+  await db.tx((q) => credit(q, { userId: USERS[1], amount: 1_000_000, type: 'credit' }));
+}
+
+function bookings(): Booking[] {
+  const out: Booking[] = [];
+  for (let i = 0; i < 30; i++) {
+    const u = i % 2;
+    const at = i < 14 ? OCT_30 + i * 60_000 : NOV_1 + i * 60_000;
+    const status = i % 7 === 3 ? 'failed' : i % 11 === 5 ? 'refused' : 'finalized';
+    const charged = status === 'finalized';
+    out.push({
+      id: `use_p${String(i).padStart(3, '0')}`,
+      userId: USERS[u],
+      keyId: i % 3 ? KEYS[u] : null,
+      usageType: 'ai_chat',
+      endpoint: i % 3 ? 'proxy' : 'chat',
+      providerId: i % 4 ? 'openai' : 'anthropic',
+      model: 'gpt-4o-mini',
+      alias: null,
+      projectId: i % 5 ? null : 'prj_x',
+      periodKey: quotaPeriod(at).key,
+      budgets: i % 3 ? [{ keyId: KEYS[u], period: i < 14 ? 'M2026-10' : 'M2026-11' }] : [],
+      createdAt: at - 500,
+      status,
+      httpStatus: charged ? 200 : status === 'failed' ? 502 : null,
+      promptTokens: charged ? 10 + i : 0,
+      completionTokens: charged ? 5 : 0,
+      cachedTokens: 0,
+      units: 0,
+      rawNano: charged ? 1_000_000 + i : 0,
+      customerNano: charged ? 2_500_000 + 7 * i : 0,
+      holdNano: 3_000_000,
+      writtenOffNano: 0,
+      settledAt: at,
+      monthlyAllowance: ALLOWANCE,
+      description: `test ${i}`,
+      stream: i % 2 === 0,
+      answerStatus: charged ? 200 : status === 'failed' ? 503 : 402,
+      errorCode: charged ? null : status === 'failed' ? 'UPSTREAM_UNREACHABLE' : 'INSUFFICIENT_FUNDS',
+      latencyMs: 12.5,
+      ttfbMs: 3.25,
+      attempts: status === 'refused' ? 0 : 1,
+    });
+  }
+  return out;
+}
+
+/** The books, as comparable rows (ids of wallet transactions differ by engine: left out). */
+async function books(db: Db): Promise<unknown> {
+  const num = (rows: Record<string, unknown>[]) => rows.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, typeof v === 'bigint' ? Number(v) : v])));
+  return {
+    wallets: num(await db.all('SELECT user_id, balance_nusd, allowance_month, allowance_used_nusd, last_allowance_at, updated_at FROM wallets ORDER BY user_id')),
+    transactions: num(
+      await db.all(
+        `SELECT user_id, type, amount_nusd, allowance_nusd, balance_after_nusd, description, provider_id, model, project_id, usage_id, created_at
+           FROM wallet_transactions WHERE type = 'usage' ORDER BY usage_id`,
+      ),
+    ),
+    records: num(
+      await db.all(
+        `SELECT id, user_id, key_id, usage_type, status, endpoint, provider_id, model, project_id, prompt_tokens, completion_tokens,
+                cached_tokens, raw_cost_nusd, customer_cost_nusd, hold_nusd, written_off_nusd, http_status, answer_status, error_code,
+                stream, latency_ms, ttfb_ms, attempts, period_start, created_at, finalized_at FROM usage_records ORDER BY id`,
+      ),
+    ),
+    quotas: num(await db.all('SELECT user_id, usage_type, period_start, used FROM quota_counters ORDER BY user_id, usage_type, period_start')),
+    keySpend: num(await db.all('SELECT key_id, period, spent_nusd FROM key_spend ORDER BY key_id, period')),
+    rollups: num(await db.all('SELECT * FROM spend_daily ORDER BY user_id, day, provider_id, project_key')),
+    keyRollups: num(await db.all('SELECT * FROM spend_key_daily ORDER BY user_id, day, key_id')),
+  };
+}
+
+beforeAll(async () => {
+  tdb = await createTestDatabase();
+  pgDb = (await openAndMigrate({ store: tdb.url, dataDir: '/nonexistent' })).db;
+  lite = new SqliteDb(':memory:');
+  await migrate(lite);
+  await seed(lite);
+  await seed(pgDb);
+  await pgDb.run('INSERT INTO daemons (id, started_at, expires_at) VALUES (?, ?, ?)', ['d_parity', 0, Date.now() + 600_000]);
+});
+afterAll(async () => {
+  await lite?.close();
+  await pgDb?.close();
+  await tdb?.drop();
+});
+
+describe('agw_book_v7 books what applyBookings books', () => {
+  test('the same bookings, in two batches with an overlap, give the same books on SQLite and PostgreSQL', async () => {
+    const all = bookings();
+    await lite.tx((q) => applyBookings(q, all.slice(0, 12)));
+    await lite.tx((q) => applyBookings(q, all));
+    await lite.tx((q) => applyBookings(q, all));
+
+    const batcher = new PgBatcher(pgDb as PgDb, console, () => undefined);
+    const none = { wallet: false, quota: false, budgets: [] };
+    await Promise.all(all.slice(0, 12).map((b) => batcher.push(b, none, 'd_parity')));
+    await Promise.all(all.map((b) => batcher.push(b, none, 'd_parity')));
+    await Promise.all(all.map((b) => batcher.push(b, none, 'd_parity')));
+
+    const expected = await books(lite);
+    expect(await books(pgDb)).toEqual(expected);
+    // and the figures are the money rules': both wallets used October's allowance, user b ran dry and was never overdrawn
+    const e = expected as { wallets: { balance_nusd: number }[]; records: { written_off_nusd: number; user_id: string }[] };
+    expect(e.wallets.every((w) => w.balance_nusd >= 0)).toBe(true);
+    expect(e.records.some((r) => r.user_id === USERS[1] && r.written_off_nusd > 0)).toBe(true);
+  });
+});
