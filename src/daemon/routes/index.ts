@@ -24,6 +24,7 @@ import portalAccount from './portal-account.js';
 import portalWeb from './portal-web.js';
 import skillsWeb from './skills-web.js';
 import creatorWeb from './creator-web.js';
+import requests from './requests.js';
 
 /**
  * The route table: every route group is one file, registered here. API routes live
@@ -52,6 +53,7 @@ export async function registerRoutes(app: FastifyInstance, ctx: AppContext): Pro
     await scope.register(portalSpend, { ctx });
     await scope.register(portalKeys, { ctx });
     await scope.register(portalAccount, { ctx });
+    await scope.register(requests, { ctx });
   };
   await app.register(api, { prefix: '/api' });
   await app.register(oauthDiscovery, { ctx });
