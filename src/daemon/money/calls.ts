@@ -6,6 +6,9 @@ import { nanoToUsd, usdToNano } from '../../shared/money.js';
 import type { UsageType } from '../../shared/providers/index.js';
 import type { AppContext } from '../context.js';
 import { inflightOf } from '../gateway/inflight.js';
+import type { CallBodies } from '../requests/bodies.js';
+import { keptBodies, observe, settled } from '../requests/settled.js';
+import type { CallSpan } from '../telemetry/index.js';
 import type { Booking } from './bookings.js';
 import type { Refusal } from './engine.js';
 import { maxAffordableTokens, usdText, type Quote } from './hold.js';
@@ -47,6 +50,10 @@ export interface Reservation {
   attempts: number;
   /** set synchronously by the first finalize/release: a call settles once */
   settled: boolean;
+  /** request log: the bodies (logs.bodies only), the traceparent sent upstream, the span (telemetry only) */
+  bodies?: CallBodies;
+  traceparent?: string;
+  span?: CallSpan;
 }
 
 export interface ReserveInput {
@@ -64,6 +71,10 @@ export interface ReserveInput {
   quote: Quote;
   /** the store version the caller's credentials were checked at (SQLite; see Ledger.admit) */
   storeVersion?: number;
+  /** the request body as received (kept in the request log with logs.bodies; an object is kept as JSON) */
+  body?: Buffer | string | object;
+  /** the caller's W3C traceparent header */
+  traceparent?: string | string[];
 }
 
 /** Usage ids: a random per-process prefix and a counter (unique across daemons, no RNG call per request). */
@@ -148,6 +159,7 @@ export async function reserve(ctx: AppContext, input: ReserveInput): Promise<Res
     attempts: 0,
     settled: false,
   };
+  observe(ctx, r, input);
   const money = await moneyOf(ctx);
   const refusal = await money.admit({
     id: r.id,
@@ -166,7 +178,9 @@ export async function reserve(ctx: AppContext, input: ReserveInput): Promise<Res
         : refusal.kind === 'quota'
           ? quotaExceeded(ctx.config, tier, r.usageType, refusal.limit, period.end)
           : insufficientFunds(refusal, input.quote);
-    if (refusal.kind !== 'no-account') money.record(bookingOf(ctx, r, { status: 'refused', err }));
+    const b = bookingOf(ctx, r, { status: 'refused', err });
+    settled(ctx, r, b);
+    if (refusal.kind !== 'no-account') money.record(b);
     throw withRequestId(err, r.id);
   }
   inflightOf(ctx).begin();
@@ -208,7 +222,10 @@ export async function refuse(ctx: AppContext, call: RefusedCall, err: AgwError):
     attempts: 0,
     settled: true,
   };
-  (await moneyOf(ctx)).record(bookingOf(ctx, r, { status: 'refused', err }));
+  observe(ctx, r, call);
+  const b = bookingOf(ctx, r, { status: 'refused', err });
+  settled(ctx, r, b);
+  (await moneyOf(ctx)).record(b);
   return withRequestId(err, r.id);
 }
 
@@ -260,6 +277,7 @@ function bookingOf(ctx: AppContext, r: Reservation, s: SettleInput): Booking {
     latencyMs: round3(done - r.startedAt),
     ttfbMs: r.firstByteAt === null ? (s.status === 'finalized' ? round3(done - r.startedAt) : null) : round3(r.firstByteAt - r.startedAt),
     attempts: r.attempts,
+    bodies: r.bodies ? keptBodies(ctx, r.bodies, s.err) : undefined,
   };
 }
 
@@ -276,6 +294,7 @@ export async function finalize(ctx: AppContext, r: Reservation, providerId: stri
   try {
     const b = bookingOf(ctx, r, { status: 'finalized', providerId, cost, httpStatus, answerStatus: httpStatus });
     if (b.writtenOffNano > 0) ctx.metrics.inc('agw_written_off_nusd_total', b.writtenOffNano, { provider: providerId });
+    settled(ctx, r, b);
     await (await moneyOf(ctx)).settle(b);
   } finally {
     inflightOf(ctx).end();
@@ -287,7 +306,9 @@ export async function release(ctx: AppContext, r: Reservation, httpStatus: numbe
   if (r.settled) return;
   r.settled = true;
   try {
-    await (await moneyOf(ctx)).settle(bookingOf(ctx, r, { status: 'failed', httpStatus, err: answer?.err, answerStatus: answer?.status ?? answer?.err?.status ?? httpStatus ?? 503 }));
+    const b = bookingOf(ctx, r, { status: 'failed', httpStatus, err: answer?.err, answerStatus: answer?.status ?? answer?.err?.status ?? httpStatus ?? 503 });
+    settled(ctx, r, b);
+    await (await moneyOf(ctx)).settle(b);
   } finally {
     inflightOf(ctx).end();
   }

@@ -2,11 +2,12 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { AgwError } from '../../shared/errors.js';
 import { errorResponses } from '../../shared/schemas/common.js';
 import { GatewayChatBody, ProviderAnswer } from '../../shared/schemas/gateway.js';
-import { reserve, release } from '../money/calls.js';
+import { refuse, reserve, release } from '../money/calls.js';
 import { quoteTokens } from '../money/hold.js';
 import { gatewayUser, requireGatewayAuth, storeVersionOf } from '../gateway/auth.js';
 import { Call, deliver, projectFor, readBody, unreachable, upstreamMessage } from '../gateway/relay.js';
-import { resolveChatModel } from '../gateway/resolve.js';
+import { CHAT_PROVIDERS, resolveChatModel } from '../gateway/resolve.js';
+import type { ResolvedConfig } from '../../shared/config/resolve.js';
 import { gatewayOf } from '../gateway/runtime.js';
 import { toCommonBody, toMessagesBody, type CommonChatBody } from '../gateway/translate.js';
 import { providerAuthHeaders } from '../gateway/upstream.js';
@@ -34,6 +35,15 @@ function upstreamRefusal(provider: string, status: number, msg: string, retryAft
   return new AgwError('UPSTREAM_UNREACHABLE', `upstream ${provider} answered HTTP ${status}: ${msg}`);
 }
 
+/** What a call refused for its model is recorded against: the alias's first target, or the model named. */
+function refusedTarget(config: ResolvedConfig, model: string): { providerId: string; model: string | null; alias: string | null } {
+  const targets = config.aliases.get(model);
+  if (targets) return { providerId: targets[0]?.provider ?? CHAT_PROVIDERS[0], model: null, alias: model };
+  const slash = model.indexOf('/');
+  if (slash > 0) return { providerId: model.slice(0, slash), model: model.slice(slash + 1), alias: null };
+  return { providerId: CHAT_PROVIDERS.find((p) => config.models.has(`${p}/${model}`)) ?? CHAT_PROVIDERS[0], model, alias: null };
+}
+
 const gatewayChat: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
   const gw = gatewayOf(ctx);
 
@@ -53,9 +63,31 @@ const gatewayChat: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }
     async (req, reply) => {
       const u = gatewayUser(req);
       const body = req.body as CommonChatBody;
-      const target = resolveChatModel(ctx.config, u.tier, body.model);
-      const provider = ctx.config.providers.get(target.provider)!;
       const projectId = await projectFor(ctx, req, u.userId);
+      let target;
+      try {
+        target = resolveChatModel(ctx.config, u.tier, body.model);
+      } catch (err) {
+        // a model outside the tier: a refused call, in the request log like the 402s and 429s
+        if (!(err instanceof AgwError) || err.status !== 403) throw err;
+        const refused = refusedTarget(ctx.config, body.model);
+        throw await refuse(
+          ctx,
+          {
+            userId: u.userId,
+            tier: u.tier,
+            keyId: u.kind === 'key' ? u.keyId : null,
+            endpoint: 'chat',
+            ...refused,
+            projectId,
+            stream: body.stream === true,
+            body,
+            traceparent: req.headers.traceparent,
+          },
+          err,
+        );
+      }
+      const provider = ctx.config.providers.get(target.provider)!;
       const wire = target.provider === 'anthropic' ? toMessagesBody(body, target.model) : toCommonBody(body, target.model);
       const wireText = JSON.stringify(wire);
       const r = await reserve(ctx, {
@@ -70,6 +102,8 @@ const gatewayChat: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }
         alias: target.alias,
         projectId,
         stream: body.stream === true,
+        body,
+        traceparent: req.headers.traceparent,
         quote: quoteTokens(ctx.config, provider, target.model, wireText, wire),
       });
       const call = new Call(ctx, gw, reply, r);

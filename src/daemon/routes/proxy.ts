@@ -74,6 +74,8 @@ const proxy: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
       alias: null,
       projectId: await projectFor(ctx, req, u.userId),
       stream: json?.stream === true,
+      body,
+      traceparent: req.headers.traceparent,
       quote: def.pricing.kind === 'units' ? quoteUnits(provider, charge) : quoteTokens(ctx.config, provider, model, body, json, generates(path)),
     });
     const call = new Call(ctx, gw, reply, r);
@@ -89,6 +91,7 @@ const proxy: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
     if (up.statusCode < 200 || up.statusCode >= 300) {
       // the provider's refusal (429 with its retry-after, 4xx, 5xx) unchanged, and free
       const text = await readBody(up).catch(() => Buffer.alloc(0));
+      r.bodies?.response.push(text);
       await release(ctx, r, up.statusCode);
       return reply.send(text);
     }
