@@ -11,6 +11,7 @@ import { SqliteDb } from './store/sqlite.js';
 import { syncTiers } from './store/tiers.js';
 import { startDemo, type Demo } from './demo/demo.js';
 import { configFileFor, defaultDataDir } from './paths.js';
+import { startPruner } from './requests/retention.js';
 import { startTelemetry } from './telemetry/index.js';
 
 export { configFileFor, defaultDataDir };
@@ -81,6 +82,7 @@ export async function startDaemon(opts: ServeOptions = {}): Promise<Daemon> {
   const port = typeof addr === 'object' && addr ? addr.port : opts.port;
   listenUrl = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
   if (demo) await demo.seed(ctx);
+  ctx.onClose.unshift(startPruner(ctx));
   log.info({ url: listenUrl, dataDir, store: db.dialect }, 'listening');
 
   let closing: Promise<void> | undefined;
