@@ -9,7 +9,7 @@ import { Redactor } from '../../shared/redact.js';
  */
 export const BODY_CAP = 32 * 1024;
 /** kept beyond the cap until redaction, so a secret crossing the cap is still found whole */
-const MARGIN = 512;
+const MARGIN = 4096;
 
 export interface KeptBodies {
   request: string | null;
