@@ -45,7 +45,7 @@ const ms = (v: number | null) => (v === null ? '-' : `${Math.round(v)} ms`);
 function cells(r: RequestRecordT): string[] {
   const status = r.code ? `${r.status} ${r.code}` : String(r.status);
   return [
-    when(r.createdAt).replace('Z', '').slice(0, 19),
+    r.createdAt.replace('T', ' ').slice(0, 19),
     r.id,
     status,
     r.model ?? (r.alias ? `(${r.alias})` : '-'),
