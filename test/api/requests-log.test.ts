@@ -247,6 +247,18 @@ describe('GET /api/requests/stream', () => {
     }
   });
 
+  test('a daemon shutting down ends its open streams at once instead of waiting for them', async () => {
+    const d2 = await startTestDaemon();
+    const u = await d2.user();
+    const sse = await openSse(`${d2.api}/requests/stream`, { authorization: `Bearer ${u.key}` });
+    expect(sse.status).toBe(200);
+    const t0 = Date.now();
+    await d2.close();
+    expect(Date.now() - t0).toBeLessThan(3000);
+    for (let i = 0; i < 50 && !sse.ended(); i++) await new Promise((r) => setTimeout(r, 20));
+    expect(sse.ended()).toBe(true);
+  });
+
   test('the master token’s stream carries every account’s calls with their userId; a key cannot pass userId', async () => {
     const bad = await td.fetch(`/requests/stream?userId=${bob.id}`, { key: ada.key });
     expect(bad.status).toBe(403);

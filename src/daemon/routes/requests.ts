@@ -78,7 +78,7 @@ const requests: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) =
       },
     },
     async (req): Promise<RequestsDailyT> => {
-      const { days = 7, since: _ignored, ...rest } = req.query;
+      const { days = 7, ...rest } = req.query;
       const now = Date.now();
       const first = Math.floor(now / DAY_MS) - days + 1;
       const rows = new Map((await dailyRequests(ctx.db, filterFor(principal(req.principal), rest, now), first * DAY_MS)).map((r) => [r.day, r]));

@@ -99,10 +99,11 @@ export const ExportQuery = Type.Object(
 export const RequestIdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9_-]+$' }) });
 
 /** GET /api/requests/daily: per UTC day, the calls, the errors and latency percentiles. */
+const { since: _since, ...dailyFilters } = filters;
 export const DailyQuery = Type.Object(
   {
-    days: Type.Optional(Type.Integer({ minimum: 1, maximum: 90, default: 7 })),
-    ...filters,
+    days: Type.Optional(Type.Integer({ minimum: 1, maximum: 90, default: 7, description: 'the last N UTC days, today included' })),
+    ...dailyFilters,
   },
   { additionalProperties: false },
 );
