@@ -18,8 +18,10 @@ export function hintFor(e: ErrorInfo, resetsAt?: string): string | undefined {
     case 'INSUFFICIENT_FUNDS': {
       const d = e.details ?? {};
       const left = 'balance' in d ? ` (balance ${money(d.balance)}, monthly allowance ${money(d.monthlyAllowance)})` : '';
-      return `top up: agw wallet topup AMOUNT, or in the portal${left}`;
+      return `top up: agw wallet topup AMOUNT, or in the portal, where the service allows it; otherwise ask its operator${left}`;
     }
+    case 'TOPUP_DISABLED':
+      return 'this service does not let accounts top themselves up: ask its operator to run agw admin wallet credit YOUR_EMAIL AMOUNT';
     case 'MODEL_NOT_ALLOWED':
       return 'your tier does not include this model: see the allowed aliases with agw entitlements, or upgrade your tier';
     case 'QUOTA_EXCEEDED':
@@ -54,7 +56,7 @@ export function hintFor(e: ErrorInfo, resetsAt?: string): string | undefined {
   if (status === 401) {
     return e.auth === 'session' ? 'log in to the portal: agw login --email YOU@example.com' : 'log in: agw login --with-token (or set AGW_API_KEY)';
   }
-  if (status === 402) return 'top up: agw wallet topup AMOUNT, or in the portal';
+  if (status === 402) return 'top up: agw wallet topup AMOUNT, or in the portal, where the service allows it; otherwise ask its operator';
   if (status === 403) return 'your account or tier does not allow this: agw entitlements shows what it includes';
   if (status === 429) return e.retryAfter ? `retry after ${e.retryAfter} s` : 'slow down and retry later';
   if (status >= 500) return 'the service or its upstream failed; retry later, or check the daemon log';

@@ -4,6 +4,7 @@ import swagger from '@fastify/swagger';
 import type { AppContext } from './context.js';
 import { lazyChildLogger } from './logger.js';
 import { clientErrorHandler, installErrorHandling, sendFrameworkError } from './errors.js';
+import { finiteKeyword, finiteValidatorFactory } from './finite-numbers.js';
 import { installRouteConventions, openApiTransform, RouteIndex } from './route-conventions.js';
 import { registerRoutes } from './routes/index.js';
 
@@ -30,10 +31,17 @@ export async function buildApp(ctx: AppContext): Promise<App> {
     clientErrorHandler,
     frameworkErrors: sendFrameworkError,
     bodyLimit: 10 * 1024 * 1024,
+    // a backstop for every route (fastify's default is no limit): a request not received in
+    // full by then is answered 408 by node (see clientErrorHandler); publish uploads have
+    // their own, shorter, idle timeout and deadline (marketplace/upload-guard.ts)
+    requestTimeout: ctx.config.marketplace.uploadTimeoutMs + 60_000,
     trustProxy: ctx.config.trustProxy as boolean | string,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
-    ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, allErrors: false } },
+    // allowUnionTypes: chat message content is `type: ['string', 'array']` (see schemas/gateway.ts)
+    ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, allErrors: false, allowUnionTypes: true }, plugins: [finiteKeyword] },
+    // every numeric field of every route must be finite (?limit=1e309 is a 400): see finite-numbers.ts
+    schemaController: { compilersFactory: { buildValidator: finiteValidatorFactory() as never } },
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as FastifyInstance;
 
   // request loggers made only when a request logs (at debug every request does)

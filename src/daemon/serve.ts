@@ -10,6 +10,8 @@ import { openStore } from './store/open.js';
 import { SqliteDb } from './store/sqlite.js';
 import { syncTiers } from './store/tiers.js';
 import { startDemo, type Demo } from './demo/demo.js';
+import { moneyOf } from './money/index.js';
+import { startKeyUsageFlush } from './auth/key-usage.js';
 import { configFileFor, defaultDataDir } from './paths.js';
 import { startPruner } from './requests/retention.js';
 import { startTelemetry } from './telemetry/index.js';
@@ -67,6 +69,7 @@ export async function startDaemon(opts: ServeOptions = {}): Promise<Daemon> {
     await db.tx((q) => syncTiers(q, config));
     if (config.telemetry) ctx.telemetry = await startTelemetry(config.telemetry, agwVersion());
     app = await buildApp(ctx);
+    await moneyOf(ctx); // PostgreSQL: this daemon registers for budget leases before it serves
     // after the gateway's own close step (which lets calls in flight settle): their spans are exported too
     const telemetry = ctx.telemetry;
     if (telemetry) ctx.onClose.push(() => telemetry.shutdown());
@@ -77,6 +80,7 @@ export async function startDaemon(opts: ServeOptions = {}): Promise<Daemon> {
     await demo?.close();
     throw e;
   }
+  startKeyUsageFlush(ctx);
   const addr = app.server.address();
   const host = opts.host ?? '127.0.0.1';
   const port = typeof addr === 'object' && addr ? addr.port : opts.port;

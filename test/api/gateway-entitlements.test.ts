@@ -107,7 +107,8 @@ describe('GET /api/gateway/aliases', () => {
   it('is scoped to the caller’s tier: allowed flags, allowed models with bands, provider order', async () => {
     const u = await f.d.user({ tier: 'pro' });
     const a = await (await f.d.fetch('/gateway/aliases', { key: u.key })).json();
-    expect(Object.keys(a).sort()).toEqual(['aliases', 'allowedModels', 'modelBands', 'smartRouteProviderOrder', 'tier']);
+    // the spec's five fields, plus agw's two (docs/contract-additions.md)
+    expect(Object.keys(a).sort()).toEqual(['aliases', 'allowedModels', 'modelBands', 'proxyModels', 'smartRouteProviderOrder', 'tier', 'unifiedChatProviders']);
     expect(a.tier).toBe('pro');
     const byAlias = Object.fromEntries(a.aliases.map((x: { alias: string }) => [x.alias, x]));
     expect(byAlias['smart-pro']).toEqual({

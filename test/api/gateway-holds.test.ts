@@ -40,7 +40,8 @@ describe('holds: no burst overdraws a wallet', () => {
     const hold = holdOf(CHAT);
     const credit = Math.floor(hold * 4.5);
     const u = await f.d.user({ tier: 'free', balance: nanoToUsd(credit), quotas: { ai_chat: -1 } });
-    f.openai.setMode('slow', { delayMs: 300 });
+    // slow enough that every admission happens while the first calls still run
+    f.openai.setMode('slow', { delayMs: 1500 });
     let answers: Response[];
     try {
       answers = await Promise.all(Array.from({ length: 20 }, () => chat(u.key)));

@@ -151,11 +151,16 @@ describe('OAuth authorization endpoint', () => {
       expect(new URL(res.headers.get('location')!).searchParams.get('error')).toBe('access_denied');
     });
 
-    test('a consent post without the CSRF token or without a session issues nothing', async () => {
+    test('a cross-site consent post (even with the token) or one without a session issues nothing', async () => {
       const before = await codeCount();
-      const noCsrf = await consent(formOf({ _csrf: 'wrong' }));
-      expect(noCsrf.status).toBe(403);
-      expect(await noCsrf.json()).toMatchObject({ code: 'CSRF_FAILED' });
+      const cross = await fetch(`${d.api}/oauth/consent`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: fx.cookie, origin: 'http://evil.example' },
+        body: new URLSearchParams(formOf()).toString(),
+        redirect: 'manual',
+      });
+      expect(cross.status).toBe(403);
+      expect(await cross.json()).toMatchObject({ code: 'CSRF_FAILED' });
       const noSession = await consent(formOf(), 'service_session=forged');
       expect(noSession.status).toBe(401);
       expect(await codeCount()).toBe(before);

@@ -119,21 +119,26 @@ describe('portal session lifecycle', () => {
     expect(r.headers.get('set-cookie')).toBeNull();
   });
 
-  test('state-changing session calls need the CSRF token', async () => {
+  test('state-changing session calls are refused cross-site, token or not; a client without browser headers needs no token', async () => {
     const s = await portalLogin(td, alice);
-    const bare = await td.fetch('/portal/keys', { method: 'POST', headers: { cookie: s.cookie }, json: { name: 'x' } });
-    expect(bare.status).toBe(403);
-    expect((await bare.json()).code).toBe('CSRF_FAILED');
-    const ok = await td.fetch('/portal/keys', { method: 'POST', headers: { cookie: s.cookie, 'x-csrf-token': s.csrf }, json: { name: 'x' } });
+    const cross = await td.fetch('/portal/keys', {
+      method: 'POST',
+      headers: { cookie: s.cookie, 'x-csrf-token': s.csrf, 'sec-fetch-site': 'cross-site', origin: 'http://evil.example' },
+      json: { name: 'x' },
+    });
+    expect(cross.status).toBe(403);
+    expect((await cross.json()).code).toBe('CSRF_FAILED');
+    const ok = await td.fetch('/portal/keys', { method: 'POST', headers: { cookie: s.cookie }, json: { name: 'x' } });
     expect(ok.status).toBe(201);
   });
 
-  test('logout needs the CSRF token, then deletes the session and expires the cookie', async () => {
+  test('logout: refused cross-site; from a non-browser client (no token) it deletes the session and expires the cookie', async () => {
     const s = await portalLogin(td, alice);
-    const forged = await td.fetch('/portal/logout', { method: 'POST', headers: { cookie: s.cookie } });
+    const forged = await td.fetch('/portal/logout', { method: 'POST', headers: { cookie: s.cookie, origin: 'http://evil.example' } });
     expect(forged.status).toBe(403);
+    expect((await forged.json()).code).toBe('CSRF_FAILED');
     expect((await getJson(td, '/portal/me', s.cookie)).status).toBe(200);
-    const out = await td.fetch('/portal/logout', { method: 'POST', headers: { cookie: s.cookie, 'x-csrf-token': s.csrf } });
+    const out = await td.fetch('/portal/logout', { method: 'POST', headers: { cookie: s.cookie } });
     expect(out.status).toBe(200);
     expect(await out.json()).toEqual({ loggedOut: true });
     expect(out.headers.get('set-cookie')).toMatch(/^service_session=; .*Max-Age=0/);
@@ -147,7 +152,7 @@ describe('portal session lifecycle', () => {
     const r = await td.fetch('/portal/logout', {
       method: 'POST',
       redirect: 'manual',
-      headers: { cookie: s.cookie, 'content-type': FORM, accept: 'text/html' },
+      headers: { cookie: s.cookie, 'content-type': FORM, accept: 'text/html', origin: td.url, 'sec-fetch-site': 'same-origin' },
       body: form({ _csrf: s.csrf }),
     });
     expect(r.status).toBe(303);

@@ -45,7 +45,11 @@ async function expectRejected(send: Send, files: FileSpec[], status: number, cod
   if (rule) {
     const problems = body.details.problems as { path: string; rule: string; message: string }[];
     expect(problems.some((p) => p.rule === rule && (path === undefined || p.path === path)), JSON.stringify(problems)).toBe(true);
-    for (const p of problems) expect(Object.keys(p).sort()).toEqual(['message', 'path', 'rule']);
+    // the contract's {path, rule, message}, plus line and column where the problem has a place
+    for (const p of problems) {
+      expect(Object.keys(p).filter((k) => k !== 'line' && k !== 'column').sort()).toEqual(['message', 'path', 'rule']);
+      expect('line' in p).toBe('column' in p);
+    }
   }
   expect(await storeSnapshot(td)).toEqual(baseline);
   expect(await json(await td.fetch('/skills'))).toEqual(catalog);

@@ -126,13 +126,13 @@ describe('publishing', () => {
     expect((await get(`/skills/${id}`)).currentVersion).toBe('build-a');
   });
 
-  it('a session with the CSRF header may publish; without it 403 CSRF_FAILED', async () => {
+  it('a session may publish from the portal itself; cross-site 403 CSRF_FAILED', async () => {
     const s = await createSession(td.daemon.ctx, bob.id);
     const cookie = `service_session=${s.id}`;
-    const denied = await publishForm(td, undefined, { version: '1.0.0' }, bundle('session-skill'), { cookie });
+    const denied = await publishForm(td, undefined, { version: '1.0.0' }, bundle('session-skill'), { cookie, 'x-csrf-token': s.csrfToken, origin: 'http://evil.example' });
     expect(denied.status).toBe(403);
     expect((await json(denied)).code).toBe('CSRF_FAILED');
-    const ok = await publishForm(td, undefined, { version: '1.0.0' }, bundle('session-skill'), { cookie, 'x-csrf-token': s.csrfToken });
+    const ok = await publishForm(td, undefined, { version: '1.0.0' }, bundle('session-skill'), { cookie, origin: td.url });
     expect(ok.status).toBe(200);
     expect((await get(`/skills/by-slug/session-skill`)).ownerId).toBe(bob.id);
   });

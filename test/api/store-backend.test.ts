@@ -7,7 +7,7 @@ import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
  */
 let d: TestDaemon;
 beforeAll(async () => {
-  d = await startTestDaemon();
+  d = await startTestDaemon({ yaml: 'wallet: { selfTopup: true }\n' });
 });
 afterAll(() => d?.close());
 

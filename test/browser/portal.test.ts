@@ -1,4 +1,6 @@
 import { mkdirSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
@@ -133,6 +135,43 @@ describe('web portal in headless Chromium', () => {
     expect(overflow).toBeLessThanOrEqual(1);
     await page.screenshot({ path: join(ARTIFACTS, 'portal-dashboard-phone.png'), fullPage: true });
     expect(foreign).toEqual([]);
+  });
+
+  test('the wallet says how to get credit while self top-up is off, and tops up with the form when it is on', async () => {
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await expect(page.locator('#topup-off').innerText()).resolves.toContain(`agw admin wallet credit ${alice.email} AMOUNT`);
+    expect(await page.locator('#topup-form').count()).toBe(0);
+    td.daemon.ctx.config.wallet.selfTopup = true; // the page is rendered from the config
+    try {
+      await page.reload();
+      await page.locator('#wallet-balance data').waitFor();
+      const before = await dataValue(page, '#wallet-balance');
+      await page.getByLabel('Add credit (USD)').fill('5');
+      await page.getByRole('button', { name: 'Top up' }).click();
+      await page.waitForFunction((b) => Number(document.querySelector('#wallet-balance data')?.getAttribute('value')) === b + 5, before);
+      expect((await (await td.fetch('/wallet', { key: alice.key })).json()).balance).toBe(before + 5);
+    } finally {
+      td.daemon.ctx.config.wallet.selfTopup = false;
+    }
+  });
+
+  test('a page on another origin of the same host cannot log you out (Sec-Fetch-Site: same-site)', async () => {
+    const evil: Server = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end(`<form method="post" action="${td.url}/api/portal/logout"><input type="hidden" name="x" value="1"></form><script>document.forms[0].submit()</script>`);
+    });
+    await new Promise<void>((r) => evil.listen(0, '127.0.0.1', r));
+    try {
+      const answer = page.waitForResponse((r) => r.url() === `${td.url}/api/portal/logout`);
+      await page.goto(`http://127.0.0.1:${(evil.address() as AddressInfo).port}/`);
+      const res = await answer;
+      expect(res.status()).toBe(403);
+      expect(await res.request().headerValue('sec-fetch-site')).toBe('same-site');
+      await page.goto(`${td.url}/`);
+      await page.getByRole('heading', { name: 'Dashboard' }).waitFor(); // still signed in
+    } finally {
+      await new Promise((r) => evil.close(r));
+    }
   });
 
   test('logs out, and a login with ?next= returns to that path', async () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createProject } from '../../src/daemon/store/projects.js';
 import { startGatewayFixture, type GatewayFixture } from '../helpers/gateway-fixture.js';
-import type { TestUser } from '../helpers/daemon.js';
+import { startTestDaemon, type TestUser } from '../helpers/daemon.js';
 import { portalLogin } from '../helpers/portal.js';
 import { ANSI, cliEnv, json, type CliEnv } from './cli-env.js';
 
@@ -11,7 +11,7 @@ let env: CliEnv;
 let ada: TestUser;
 
 beforeAll(async () => {
-  f = await startGatewayFixture();
+  f = await startGatewayFixture({ yaml: 'wallet: { selfTopup: true }\n' });
   ada = await f.d.user({ tier: 'pro', balance: 20 });
   env = cliEnv({ AGW_BASE_URL: f.d.url, NO_COLOR: undefined });
   const login = await env.run(['login', '--with-token'], { input: ada.key });
@@ -64,6 +64,24 @@ describe('--json prints the API answer unchanged', () => {
   });
 });
 
+test('wallet topup where self top-up is off: exit 1, TOPUP_DISABLED saying how to get credit, nothing credited', async () => {
+  const d = await startTestDaemon(); // wallet.selfTopup defaults to false
+  const e = cliEnv({ AGW_BASE_URL: d.url });
+  try {
+    const u = await d.user({ balance: 1 });
+    expect((await e.run(['login', '--with-token'], { input: u.key })).code).toBe(0);
+    const r = await e.run(['wallet', 'topup', '5']);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/^error TOPUP_DISABLED: self top-up is off on this service: .*agw admin wallet credit/);
+    expect(r.stderr).toContain('hint: this service does not let accounts top themselves up: ask its operator to run agw admin wallet credit YOUR_EMAIL AMOUNT');
+    expect(((await (await d.fetch('/wallet', { key: u.key })).json()) as { balance: number }).balance).toBe(1);
+  } finally {
+    e.cleanup();
+    await d.close();
+  }
+});
+
 test('human output: tables without escape codes when stdout is not a terminal', async () => {
   const cases: [string[], string][] = [
     [['entitlements'], 'USAGE TYPE\tUSED\tLIMIT\tREMAINING'],
@@ -71,7 +89,7 @@ test('human output: tables without escape codes when stdout is not a terminal', 
     [['providers'], 'PROVIDER\tCATEGORY\tKEY'],
     [['providers', 'openai'], 'MODEL\tIN /1M\tOUT /1M'],
     [['wallet'], 'monthly allowance'],
-    [['wallet', 'transactions'], 'DATE\tTYPE\tAMOUNT\tBALANCE\tDESCRIPTION'],
+    [['wallet', 'transactions'], 'DATE\tTYPE\tAMOUNT\tPAID FROM\tBALANCE\tDESCRIPTION'],
     [['whoami'], ada.id],
   ];
   for (const [args, expected] of cases) {

@@ -16,7 +16,7 @@ const fresh = (env: Record<string, string | undefined> = {}) => {
 };
 
 beforeAll(async () => {
-  d = await startTestDaemon();
+  d = await startTestDaemon({ yaml: 'wallet: { selfTopup: true }\n' });
   // free tier: no monthly allowance, so GET /wallet is stable between two calls (for a wallet
   // with an allowance it never drew on, the daemon reports lastAllowanceAt = now)
   alice = await d.user({ tier: 'free', balance: 12 });

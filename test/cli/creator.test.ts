@@ -1,7 +1,7 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { readBundleDir } from '../../src/shared/bundle/index.js';
+import { readBundleDir, validateBundle } from '../../src/shared/bundle/index.js';
 import { startTestDaemon, type TestDaemon, type TestUser } from '../helpers/daemon.js';
 import { ANSI, cliEnv, json, type CliEnv } from './cli-env.js';
 
@@ -38,6 +38,13 @@ const balance = async (key: string) => ((await api('/wallet', key)) as { balance
 describe('the creator path', () => {
   test('init, validate, pack, publish, versions, notes, install into a folder with the same files', async () => {
     expect((await env.run(['skill', 'init', 'tiny-tool'])).code).toBe(0);
+    // the template's placeholder description is refused by publish: the creator writes a real one
+    const placeholder = await env.run(['skill', 'publish', 'tiny-tool', '--version', '1.0.0']);
+    expect(placeholder.code).toBe(1);
+    expect(placeholder.stderr).toContain('tiny-tool/SKILL.md:3:1: warning PLACEHOLDER_DESCRIPTION');
+    expect(placeholder.stderr).toMatch(/error PLACEHOLDER_DESCRIPTION: .+\nhint: /);
+    const md = join(bundleDir, 'SKILL.md');
+    writeFileSync(md, readFileSync(md, 'utf8').replace(/^description: .*$/m, 'description: Echoes a tiny message. Use it to test the marketplace.'));
     writeFileSync(join(bundleDir, 'scripts', 'run.sh'), '#!/bin/sh\necho tiny\n');
     chmodSync(join(bundleDir, 'scripts', 'run.sh'), 0o755);
     writeFileSync(join(bundleDir, 'assets', 'data.bin'), Buffer.from([0, 1, 2, 250, 251, 252, 255]));
@@ -81,7 +88,7 @@ describe('the creator path', () => {
     // the buyer installs it: charged once, the files are exactly the bundle's
     const before = await balance(buyer.key);
     const target = join(env.dir, 'installed', 'tiny');
-    const inst = await env.run(['skill', 'install', 'tiny-tool', '--dir', target, '--json'], asBuyer());
+    const inst = await env.run(['skill', 'install', 'tiny-tool', '--dir', target, '--yes', '--json'], asBuyer());
     expect(inst.code).toBe(0);
     // the file list is owner-only, so a buyer checks every file against the sha256 the bundle declares
     expect(inst.stderr).toBe('');
@@ -93,24 +100,27 @@ describe('the creator path', () => {
     expect(installed.map((e) => e.path)).not.toContain('node_modules/x/big.js');
     for (const [i, e] of installed.entries()) expect(e.content!.equals(source[i].content!), e.path).toBe(true);
 
-    // an existing folder is not touched (and nothing is charged); --force replaces it for free
+    // a folder changed since the install is not touched (and nothing is charged); --force replaces it for free
     writeFileSync(join(target, 'SKILL.md'), 'local edit');
     const again = await env.run(['skill', 'install', 'tiny-tool', '--dir', target], asBuyer());
     expect(again.code).toBe(1);
-    expect(again.stderr).toContain('error DIR_EXISTS');
+    expect(again.stderr).toContain('error DIR_MODIFIED');
     expect(readFileSync(join(target, 'SKILL.md'), 'utf8')).toBe('local edit');
     const forced = await env.run(['skill', 'install', 'tiny-tool', '--dir', target, '--force', '--json'], asBuyer());
     expect(json(forced)).toMatchObject({ charged: 0, alreadyInstalled: true });
     expect(readFileSync(join(target, 'SKILL.md')).equals(source.find((e) => e.path === 'SKILL.md')!.content!)).toBe(true);
     expect(await balance(buyer.key)).toBeCloseTo(before - 2, 9);
 
-    // by default into ./.agw/skills/<slug>
+    // by default into ./.agents/skills/<name>, where agents read it
     const cwd = join(env.dir, 'project');
     mkdirSync(cwd);
     const def = await env.run(['skill', 'install', String(id)], { ...asBuyer(), cwd });
     expect(def.code).toBe(0);
-    expect(def.stdout).toMatch(/^installed tiny-tool 1\.1\.0 into \.agw\/skills\/tiny-tool \(\d+ files, already owned\)\n$/);
-    expect(readFileSync(join(cwd, '.agw', 'skills', 'tiny-tool', 'assets', 'data.bin'))).toEqual(Buffer.from([0, 1, 2, 250, 251, 252, 255]));
+    expect(def.stdout).toMatch(/^installed tiny-tool 1\.1\.0 into \.agents\/skills\/tiny-tool \(\d+ files, already owned\)\n$/);
+    expect(readFileSync(join(cwd, '.agents', 'skills', 'tiny-tool', 'assets', 'data.bin'))).toEqual(Buffer.from([0, 1, 2, 250, 251, 252, 255]));
+    // what an agent loads: .agents/skills/<name>/SKILL.md, valid by the Agent Skills rules, folder named after the skill
+    const loaded = validateBundle(await readBundleDir(join(cwd, '.agents', 'skills', 'tiny-tool')), { dirName: 'tiny-tool' });
+    expect({ ok: loaded.ok, warnings: loaded.warnings, name: loaded.meta?.name }).toEqual({ ok: true, warnings: [], name: 'tiny-tool' });
   });
 
   test('the owner’s install checks every file’s sha256; a tampered file fails and nothing is written', async () => {
@@ -163,6 +173,41 @@ describe('the creator path', () => {
   });
 });
 
+describe('publish checks before uploading', () => {
+  test('a version that is not SemVer is a usage error naming the SemVer one, unless --allow-non-semver', async () => {
+    const before = await api(`/skills/${id}/versions`, creator.key);
+    const r = await env.run(['skill', 'publish', 'tiny-tool', '--version', '1.1']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^error: --version 1\.1 is not SemVer .*\nhint: use --version 1\.1\.0, or pass --allow-non-semver/);
+    expect((await env.run(['skill', 'publish', 'tiny-tool', '--version', 'v2.0.0'])).code).toBe(2);
+    expect((await env.run(['skill', 'publish', 'tiny-tool', '--version', '1.1', '--allow-non-semver', '--dry-run'])).code).toBe(0);
+    expect(await api(`/skills/${id}/versions`, creator.key)).toEqual(before);
+  });
+
+  test('an unknown category is refused before the upload with the daemon’s list, which --help shows too', async () => {
+    const r = await env.run(['skill', 'publish', 'tiny-tool', '--version', '7.0.0', '--category', 'scenes']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^error: unknown category "scenes"; the categories are: scene, npc-dialogue, .*, other\n/);
+    const help = await env.run(['skill', 'publish', '--help']);
+    expect(help.stdout.replace(/\s+/g, ' ')).toContain('by default: scene, npc-dialogue, audio-economy, story-terrain, generation-files, physics-camera, validation-registry, other');
+    expect((await api(`/skills/${id}/versions`, creator.key)).versions.some((v: { version: string }) => v.version === '7.0.0')).toBe(false);
+  });
+
+  test('an existing version is refused before the upload; a front-matter typo is reported with a did-you-mean', async () => {
+    const md = join(bundleDir, 'SKILL.md');
+    const original = readFileSync(md, 'utf8');
+    writeFileSync(md, original.replace('description:', 'licence: MIT\ndescription:'));
+    try {
+      const r = await env.run(['skill', 'publish', 'tiny-tool', '--version', '1.0.0']);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain('tiny-tool/SKILL.md:3:1: warning UNKNOWN_FIELD: unknown front-matter field "licence"; did you mean "license"?');
+      expect(r.stderr).toMatch(/error VERSION_EXISTS: version 1\.0\.0 of "tiny-tool" already exists \(published\); nothing was uploaded\nhint: .*--overwrite/);
+    } finally {
+      writeFileSync(md, original);
+    }
+  });
+});
+
 describe('publish checks', () => {
   test('a dry run validates and lists the files but sends nothing', async () => {
     const before = await api('/skills/mine', creator.key);
@@ -180,8 +225,8 @@ describe('publish checks', () => {
     writeFileSync(join(bad, 'SKILL.md'), '---\nname: Bad\n---\n');
     const r = await env.run(['skill', 'publish', 'bad-skill', '--version', '1.0.0']);
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain('bad-skill/SKILL.md: INVALID_NAME');
-    expect(r.stderr).toContain('bad-skill/SKILL.md: MISSING_DESCRIPTION');
+    expect(r.stderr).toContain('bad-skill/SKILL.md:2:1: INVALID_NAME');
+    expect(r.stderr).toContain('bad-skill/SKILL.md:1:1: MISSING_DESCRIPTION');
     expect(r.stderr).toContain('error INVALID_BUNDLE');
     expect((await env.run(['skill', 'publish', 'tiny-tool', '--version', '1.0.0', '--price', '-3'])).code).toBe(2);
     expect((await env.run(['skill', 'publish', 'tiny-tool', '--version', '1.0.0', '--notes', 'a', '--notes-file', 'b'])).code).toBe(2);

@@ -33,12 +33,16 @@ describe('agw skill init', () => {
     expect(skill).toMatch(/^---\nname: weather-report\n/);
     expect(skill).not.toContain('{{name}}');
 
+    // valid as created; the only remark is the placeholder description, a warning (exit 0)
     const v = await env.run(['skill', 'validate', 'weather-report', '--json']);
     expect(v.code).toBe(0);
-    expect(json(v)).toEqual({ dir, ok: true, name: 'weather-report', files: 6, problems: [] });
+    expect(json(v)).toEqual({
+      dir, ok: true, name: 'weather-report', files: 6, problems: [],
+      warnings: [{ path: 'SKILL.md', rule: 'PLACEHOLDER_DESCRIPTION', message: expect.any(String), line: 3, column: 1 }],
+    });
     const text = await env.run(['skill', 'validate'], { cwd: dir });
     expect(text.code).toBe(0);
-    expect(text.stdout).toBe('valid: weather-report (6 files)\n');
+    expect(text.stdout).toMatch(/^SKILL\.md:3:1: warning PLACEHOLDER_DESCRIPTION: .+\nvalid: weather-report \(6 files, 1 warning\)\n$/);
   });
 
   test('without NAME it uses the current folder; a bad name is a usage error (2); a non-empty folder fails (1)', async () => {
@@ -72,32 +76,49 @@ describe('agw skill validate', () => {
     });
   });
 
-  test('prints every problem of the shared validator with file and rule, and exits 1', async () => {
-    const expected = validateBundle(await readBundleDir(bad)).problems;
+  const at = (p: { line?: number; column?: number }) => (p.line ? `:${p.line}:${p.column}` : '');
+
+  test('prints every problem of the shared validator with file, line:column and rule, then the warnings, and exits 1', async () => {
+    const { problems: expected, warnings } = validateBundle(await readBundleDir(bad), { dirName: 'broken' });
     expect(expected.length).toBeGreaterThanOrEqual(5);
+    expect(warnings.map((w) => w.rule)).toEqual(['NAME_DIRECTORY_MISMATCH']);
     const r = await env.run(['skill', 'validate', 'broken']);
     expect(r.code).toBe(1);
     expect(r.stdout).not.toMatch(ANSI);
     const lines = r.stdout.trim().split('\n');
-    expect(lines.slice(0, -1)).toEqual(expected.map((p) => `broken/${p.path}: ${p.rule}: ${p.message}`));
-    expect(lines.at(-1)).toBe(`invalid: ${expected.length} problems`);
+    expect(lines.slice(0, -1)).toEqual([
+      ...expected.map((p) => `broken/${p.path}${at(p)}: ${p.rule}: ${p.message}`),
+      ...warnings.map((p) => `broken/${p.path}${at(p)}: warning ${p.rule}: ${p.message}`),
+    ]);
+    expect(lines.at(-1)).toBe(`invalid: ${expected.length} problems, 1 warning`);
     for (const rule of ['INVALID_NAME', 'MISSING_DESCRIPTION', 'INVALID_TOOL_SCHEMA', 'DUPLICATE_TOOL_NAME', 'INVALID_TOOL_MANIFEST']) {
       expect(r.stdout).toContain(rule);
     }
+    expect(r.stdout).toContain('broken/SKILL.md:2:1: INVALID_NAME');
+    expect(r.stdout).toMatch(/broken\/tools\/c\.json:1:3: INVALID_TOOL_MANIFEST: not valid JSON: /);
 
     const j = await env.run(['skill', 'validate', bad, '--json']);
     expect(j.code).toBe(1);
-    expect(json(j)).toEqual({ dir: bad, ok: false, name: null, files: 4, problems: expected });
+    expect(json(j)).toEqual({ dir: bad, ok: false, name: null, files: 4, problems: expected, warnings });
   });
 
-  test('--format github prints one ::error annotation per problem', async () => {
-    const expected = validateBundle(await readBundleDir(bad)).problems;
+  test('--format github prints one ::error annotation per problem and a ::warning per warning, with line and col', async () => {
+    const { problems: expected } = validateBundle(await readBundleDir(bad));
     const r = await env.run(['skill', 'validate', 'broken', '--format', 'github']);
     expect(r.code).toBe(1);
     const lines = r.stdout.trim().split('\n');
-    expect(lines).toHaveLength(expected.length);
-    expect(lines[0]).toMatch(/^::error file=broken\/SKILL\.md,title=[A-Z_]+::.+/);
+    expect(lines).toHaveLength(expected.length + 1);
+    expect(lines[0]).toMatch(/^::error file=broken\/SKILL\.md,line=\d+,col=\d+,title=[A-Z_]+::.+/);
     expect(lines.filter((l) => l.startsWith('::error file=broken/tools/b.json,title=DUPLICATE_TOOL_NAME::'))).toHaveLength(1);
+    expect(lines.at(-1)).toMatch(/^::warning file=broken\/SKILL\.md,line=2,col=1,title=NAME_DIRECTORY_MISMATCH::/);
+  });
+
+  test('a typo in a front-matter key is reported as an unknown field with a did-you-mean, and does not fail', async () => {
+    const dir = join(env.dir, 'typo-skill');
+    write(dir, { 'SKILL.md': '---\nname: typo-skill\ndescription: Real words.\nlicence: MIT\n---\n# Body\n' });
+    const r = await env.run(['skill', 'validate', 'typo-skill']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('typo-skill/SKILL.md:4:1: warning UNKNOWN_FIELD: unknown front-matter field "licence"; did you mean "license"?\nvalid: typo-skill (1 files, 1 warning)\n');
   });
 
   test('a missing folder or an unknown --format is a usage error (exit 2)', async () => {
@@ -136,7 +157,7 @@ describe('agw skill pack', () => {
   test('an invalid bundle is not packed: problems on stderr, exit 1, no file', async () => {
     const r = await env.run(['skill', 'pack', 'broken', '-o', 'broken.tgz']);
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain('broken/SKILL.md: INVALID_NAME');
+    expect(r.stderr).toContain('broken/SKILL.md:2:1: INVALID_NAME');
     expect(r.stderr).toContain('error INVALID_BUNDLE');
     expect(existsSync(join(env.dir, 'broken.tgz'))).toBe(false);
   });

@@ -120,17 +120,18 @@ describe('master token, OAuth tokens, session cookie, 500s (probe routes on the 
     await expect401(await get('/probe/any', { authorization: 'Bearer bad.oauth.token' }));
   });
 
-  it('the service_session cookie authenticates; state changes need the CSRF token', async () => {
+  it('the service_session cookie authenticates; cross-site state changes are refused', async () => {
     const s = await createSession(probe.ctx, userId);
     const cookie = `service_session=${encodeURIComponent(s.id)}`;
     expect(await (await get('/probe/any', { cookie })).json()).toEqual({ kind: 'session' });
     await expect401(await get('/probe/any', { cookie: 'service_session=forged' }));
     const post = (headers: Record<string, string>) =>
       fetch(`${probe.url}/probe/session`, { method: 'POST', headers: { 'content-type': 'application/json', cookie, ...headers }, body: '{"n":7}' });
-    const noCsrf = await post({});
-    expect(noCsrf.status).toBe(403);
-    expect((await noCsrf.json()).code).toBe('CSRF_FAILED');
-    expect(await (await post({ 'x-csrf-token': s.csrfToken })).json()).toEqual({ n: 7 });
+    const cross = await post({ 'x-csrf-token': s.csrfToken, 'sec-fetch-site': 'cross-site' });
+    expect(cross.status).toBe(403);
+    expect((await cross.json()).code).toBe('CSRF_FAILED');
+    expect(await (await post({})).json()).toEqual({ n: 7 });
+    expect(await (await post({ 'sec-fetch-site': 'same-origin' })).json()).toEqual({ n: 7 });
   });
 
   it('an unexpected error is 500 INTERNAL_ERROR without its message or stack', async () => {

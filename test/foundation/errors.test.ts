@@ -10,7 +10,7 @@ let d: TestDaemon;
 let u: TestUser;
 
 beforeAll(async () => {
-  d = await startTestDaemon();
+  d = await startTestDaemon({ yaml: 'wallet: { selfTopup: true }\n' }); // the top-up serves as a plain state-changing call
   u = await d.user({ balance: 5 });
 });
 afterAll(() => d.close());

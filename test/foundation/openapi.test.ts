@@ -39,7 +39,7 @@ const operations = () =>
   );
 
 beforeAll(async () => {
-  d = await startTestDaemon();
+  d = await startTestDaemon({ yaml: 'wallet: { selfTopup: true }\n' });
   const res = await d.fetch('/openapi.json');
   expect(res.status).toBe(200);
   expect(res.headers.get('content-type')).toMatch(/^application\/json/);

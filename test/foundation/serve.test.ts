@@ -55,6 +55,14 @@ describe('agw serve', () => {
     const res = await fetch(`${s.url}/api/wallet`, { headers: { authorization: `Bearer ${demo.key}` } });
     expect(res.status).toBe(200);
     expect((await res.json()).balance).toBe(10);
+    // --demo turns self top-up on
+    const topup = await fetch(`${s.url}/api/wallet/topup`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${demo.key}`, 'content-type': 'application/json' },
+      body: '{"amount":2}',
+    });
+    expect(topup.status).toBe(200);
+    expect((await topup.json()).balance).toBe(12);
     expect(await s.kill('SIGTERM')).toBe(0);
   });
 });
@@ -92,6 +100,7 @@ describe('logs', () => {
 describe('graceful shutdown', () => {
   it('SIGTERM: stops accepting, finishes the request in flight, closes the store cleanly, exits 0', async () => {
     const data = dataDir();
+    writeFileSync(join(data, 'agw.yaml'), 'wallet: { selfTopup: true }\n');
     const s = await spawnServe(['--data', data]);
     const key = await userWithKey(data, 'inflight@example.com');
     const body = JSON.stringify({ amount: 7 });

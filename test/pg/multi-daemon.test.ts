@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { nanoToUsd, usdToNano } from '../../src/shared/money.js';
-import { expectedCostNano, quotaUsed, usageRecords, usageTransactions, walletRow } from '../helpers/gateway-fixture.js';
+import { quotaUsed, usageRecords, usageTransactions, walletRow } from '../helpers/gateway-fixture.js';
 import { bundle, publishJson } from '../api/skills-helpers.js';
 import { TRUSTED, authParams, exchange, getCode, oauthFixture, pkce, tokenCall } from '../helpers/oauth.js';
 import { answer, startCluster, tally, type Answer, type Cluster } from './cluster.js';
@@ -32,21 +32,16 @@ describe('three daemons, one PostgreSQL', () => {
     expect(await usageTransactions(db, u.id)).toHaveLength(10);
   });
 
-  test('a wallet funded for about 8 calls: three daemons with 4 callers each overdraw it by at most the calls in flight, and every debit is booked once', async () => {
+  test('a wallet funded for about 8 holds: three daemons with 4 callers each spend it down to less than a hold, never below zero, every debit booked once', async () => {
     const { daemons } = c;
-    const cost = await oneCallCost();
-    const funds = Math.round(cost * 8.5);
-    const u = await daemons[0].user({ tier: 'free', quotas: { ai_chat: -1 } });
-    await daemons[0].fetch('/wallet/topup', { method: 'POST', key: u.key, json: { amount: nanoToUsd(funds) } });
-    let inFlight = 0;
-    let maxInFlight = 0;
+    const small = { ...CHAT, max_tokens: 20 };
+    const hold = await oneCallHold(small);
+    const funds = Math.round(hold * 8.5);
+    const u = await daemons[0].user({ tier: 'free', quotas: { ai_chat: -1 }, balance: nanoToUsd(funds) });
     const all: Answer[] = [];
     const caller = async (d: number) => {
-      for (let n = 0; n < 30; n++) {
-        inFlight++;
-        maxInFlight = Math.max(maxInFlight, inFlight);
-        const a = await chat(d, u.key);
-        inFlight--;
+      for (let n = 0; n < 60; n++) {
+        const a = await c.at(d).fetch('/gateway/chat', { method: 'POST', key: u.key, json: small }).then(answer);
         all.push(a);
         if (a.status !== 200) return;
       }
@@ -54,12 +49,11 @@ describe('three daemons, one PostgreSQL', () => {
     await Promise.all(Array.from({ length: 12 }, (_, i) => caller(i % 3)));
     const ok = all.filter((a) => a.status === 200).length;
     expect(tally(all)).toEqual({ '200': ok, '402 INSUFFICIENT_FUNDS': 12 });
-    expect(ok).toBeGreaterThanOrEqual(9); // every call started while funds were left went through
-    expect(ok).toBeLessThanOrEqual(8 + maxInFlight);
+    expect(ok).toBeGreaterThanOrEqual(8); // the funds covered at least 8 worst cases
     const db = daemons[2].daemon.ctx.db;
     const w = await walletRow(db, u.id);
-    const overdraft = -w.balance;
-    expect(overdraft).toBeLessThanOrEqual(maxInFlight * cost);
+    expect(w.balance).toBeGreaterThanOrEqual(0); // holds: never below zero
+    expect(w.balance).toBeLessThan(2 * hold); // and spent down: what is left no longer covers the calls
     const debits = await usageTransactions(db, u.id);
     const finalized = (await usageRecords(db, u.id)).filter((r) => r.status === 'finalized');
     expect(debits).toHaveLength(ok);
@@ -152,12 +146,13 @@ describe('three daemons, one PostgreSQL', () => {
 });
 
 /** What one CHAT call costs, measured through the gateway (and checked against the catalog price). */
-async function oneCallCost(): Promise<number> {
+/** The hold a call with `body` takes (read off a probe call's usage record). */
+async function oneCallHold(body: Record<string, unknown>): Promise<number> {
   const d = c.daemons[0];
   const probe = await d.user({ tier: 'free', balance: 1, quotas: { ai_chat: -1 } });
-  expect((await chat(0, probe.key)).status).toBe(200);
+  expect((await d.fetch('/gateway/chat', { method: 'POST', key: probe.key, json: body })).status).toBe(200);
   const [r] = await usageRecords(d.daemon.ctx.db, probe.id);
-  expect(r.customer).toBe(expectedCostNano('openai', 'gpt-4o-mini', r.prompt, r.completion));
-  expect(r.customer).toBeGreaterThan(0);
-  return r.customer;
+  expect(r.hold).toBeGreaterThan(r.customer);
+  return r.hold;
 }
+

@@ -113,8 +113,8 @@ describe('readBundleDir', () => {
 });
 
 describe('compileIgnore', () => {
-  it('implements the documented gitignore subset', () => {
-    const m = compileIgnore(['*.log', 'out/', 'exact.txt', '/top.md', 'a/b/', 'x?.md', 'docs/**/*.bak', '!keep.log', '# c']);
+  it('keeps the basics: basenames at any depth, directory-only, anchored, ?, **', () => {
+    const m = compileIgnore(['*.log', 'out/', 'exact.txt', '/top.md', 'a/b/', 'x?.md', 'docs/**/*.bak', '# c']);
     expect(m('deep/x.log', false)).toBe(true);
     expect(m('out', true)).toBe(true);
     expect(m('out', false)).toBe(false);
@@ -127,6 +127,61 @@ describe('compileIgnore', () => {
     expect(m('x12.md', false)).toBe(false);
     expect(m('docs/q/r/s.bak', false)).toBe(true);
     expect(m('keep.md', false)).toBe(false);
+  });
+
+  // What the old hand-written subset got wrong: these are gitignore semantics.
+  it('.agwignore negation re-includes a file (!keep.txt)', () => {
+    const m = compileIgnore(['*.txt', '!keep.txt']);
+    expect(m('notes.txt', false)).toBe(true);
+    expect(m('keep.txt', false)).toBe(false);
+    expect(m('deep/keep.txt', false)).toBe(false);
+  });
+  it('.agwignore nested patterns (docs/**/*.tmp) match at any depth under docs only', () => {
+    const m = compileIgnore(['docs/**/*.tmp']);
+    expect(m('docs/a.tmp', false)).toBe(true);
+    expect(m('docs/x/y/z.tmp', false)).toBe(true);
+    expect(m('other/docs/a.tmp', false)).toBe(false);
+    expect(m('a.tmp', false)).toBe(false);
+  });
+  it('.agwignore directory patterns match directories at any depth, not files of that name', () => {
+    const m = compileIgnore(['cache/', '**/fixtures/big/']);
+    expect(m('cache', true)).toBe(true);
+    expect(m('x/cache', true)).toBe(true);
+    expect(m('cache', false)).toBe(false);
+    expect(m('test/fixtures/big', true)).toBe(true);
+  });
+  it('.agwignore anchored patterns (/build, a/b) only match from the root', () => {
+    const m = compileIgnore(['/build', 'notes/draft.md']);
+    expect(m('build', true)).toBe(true);
+    expect(m('src/build', true)).toBe(false);
+    expect(m('notes/draft.md', false)).toBe(true);
+    expect(m('x/notes/draft.md', false)).toBe(false);
+  });
+  it('.agwignore character classes, escapes and trailing spaces follow gitignore', () => {
+    const m = compileIgnore(['*.[oa]', '\\#hash.md', 'spaced.md   ']);
+    expect(m('lib.o', false)).toBe(true);
+    expect(m('lib.a', false)).toBe(true);
+    expect(m('lib.c', false)).toBe(false);
+    expect(m('#hash.md', false)).toBe(true);
+    expect(m('spaced.md', false)).toBe(true);
+  });
+});
+
+describe('readBundleDir with gitignore semantics', () => {
+  it('packs what git would commit: negation, nested globs, directories, anchoring', async () => {
+    const dir = await tree('gitignore', {
+      'SKILL.md': SKILL,
+      '.agwignore': '*.txt\n!keep.txt\ndocs/**/*.tmp\ncache/\n/build\nlogs/*\n!logs/important.log\n',
+      'notes.txt': 'x', 'keep.txt': 'kept', 'sub/keep.txt': 'kept',
+      'docs/a.tmp': 'x', 'docs/deep/b.tmp': 'x', 'docs/deep/c.md': 'kept', 'other/d.tmp': 'kept',
+      'cache/x.bin': 'x', 'sub/cache/y.bin': 'x',
+      'build/out.js': 'x', 'sub/build/out.js': 'kept',
+      'logs/debug.log': 'x', 'logs/important.log': 'kept',
+    });
+    const paths = (await readBundleDir(dir)).map((e) => e.path);
+    expect(paths).toEqual([
+      '.agwignore', 'SKILL.md', 'docs/deep/c.md', 'keep.txt', 'logs/important.log', 'other/d.tmp', 'sub/build/out.js', 'sub/keep.txt',
+    ]);
   });
 });
 

@@ -1,8 +1,9 @@
 /**
- * Our name/description verdicts against the reference Agent Skills validator (skills-ref).
+ * Our front-matter verdicts against the reference Agent Skills validator (skills-ref).
  * Each case is written as a real skill directory (named like the skill, since skills-ref also
  * requires directory name == skill name) and both validators judge it. Only the rules both
- * implement are compared: skills-ref's directory-name and allowed-fields checks are left out.
+ * implement are compared (name, description, compatibility); skills-ref's directory-name and
+ * allowed-fields checks are warnings here (NAME_DIRECTORY_MISMATCH, UNKNOWN_FIELD), pinned below.
  */
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -11,8 +12,8 @@ import { validate as refValidate } from 'skills-ref';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readBundleDir, validateBundle } from '../../src/shared/bundle/index.js';
 
-const NAME_DESC_RULES = new Set(['MISSING_NAME', 'INVALID_NAME', 'MISSING_DESCRIPTION', 'INVALID_DESCRIPTION', 'DESCRIPTION_TOO_LONG']);
-const SHARED = /name|description/i;
+const NAME_DESC_RULES = new Set(['MISSING_NAME', 'INVALID_NAME', 'MISSING_DESCRIPTION', 'INVALID_DESCRIPTION', 'DESCRIPTION_TOO_LONG', 'INVALID_COMPATIBILITY']);
+const SHARED = /name|description|compatibility/i;
 const REF_ONLY = /^Directory name|^Unexpected fields/;
 
 let root: string;
@@ -60,6 +61,11 @@ const cases: Array<[label: string, frontMatter: string, dirName: string, valid: 
   ['multi-line description', `${N}\ndescription: >\n  line one\n  line two`, 'good-name', true],
   ['description with unicode', `${N}\ndescription: Résumé helper — für alle`, 'good-name', true],
   ['both missing', 'license: MIT', 'x', false],
+  ['500-char compatibility', `${N}\n${D}\ncompatibility: ${'c'.repeat(500)}`, 'good-name', true],
+  ['501-char compatibility', `${N}\n${D}\ncompatibility: ${'c'.repeat(501)}`, 'good-name', false],
+  ['compatibility not a string', `${N}\n${D}\ncompatibility: [a, b]`, 'good-name', false],
+  ['the specification example with optional fields', 'name: pdf-processing\ndescription: Extract PDF text, fill forms, merge files. Use when handling PDFs.\nlicense: Apache-2.0\nmetadata:\n  author: example-org\n  version: "1.0"', 'pdf-processing', true],
+  ['every optional field', `${N}\n${D}\nlicense: MIT\ncompatibility: Requires git\nmetadata:\n  author: me\nallowed-tools: Bash(git:*) Read`, 'good-name', true],
 ];
 
 describe('name/description rules agree with skills-ref', () => {
@@ -78,8 +84,25 @@ describe('known differences (agw is stricter)', () => {
     ['surrounding spaces in a quoted name (skills-ref trims)', `name: ' good-name '\n${D}`, 'good-name'],
     ['numeric name (skills-ref stringifies)', `name: 123\n${D}`, '123'],
     ['numeric description (skills-ref stringifies)', `${N}\ndescription: 42`, 'good-name'],
+    ['empty compatibility (the specification says 1-500 characters; skills-ref accepts "")', `${N}\n${D}\ncompatibility: ''`, 'good-name'],
   ])('%s', async (_label, frontMatter, dirName) => {
     const v = await judge(frontMatter, dirName);
     expect({ ours: v.ours, ref: v.ref }, JSON.stringify(v)).toEqual({ ours: false, ref: true });
+  });
+});
+
+// Where skills-ref refuses and agw only warns (the marketplace publishes such bundles).
+describe('skills-ref errors that are agw warnings', () => {
+  it.each([
+    ['an unknown field', `${N}\n${D}\ndescripton: typo`, 'good-name', 'UNKNOWN_FIELD', /^Unexpected fields in frontmatter: descripton/],
+    ['a folder not named after the skill', `${N}\n${D}`, 'other-dir', 'NAME_DIRECTORY_MISMATCH', /^Directory name 'other-dir' must match/],
+  ])('%s', async (_label, frontMatter, dirName, warning, refMessage) => {
+    const dir = join(root, String(seq++), dirName);
+    await mkdir(dir, { recursive: true });
+    await writeFile(join(dir, 'SKILL.md'), `---\n${frontMatter}\n---\n# Body\n`);
+    expect(await refValidate(dir)).toEqual([expect.stringMatching(refMessage)]);
+    const ours = validateBundle(await readBundleDir(dir), { dirName });
+    expect(ours.ok).toBe(true);
+    expect(ours.warnings.map((w) => w.rule)).toEqual([warning]);
   });
 });

@@ -38,8 +38,16 @@ export async function aliases(opts: GlobalOpts): Promise<void> {
     ['ALIAS', 'ALLOWED', 'TARGETS (in order; * = not on your tier)'],
     a.aliases.map((x) => [x.alias, x.allowed ? 'yes' : 'no', x.targets.map((t) => `${t.provider}/${t.model}${t.allowed ? '' : '*'}`).join(', ')]),
   );
-  section('Allowed models');
+  const served = (a.unifiedChatProviders ?? ['openai', 'anthropic']).join(' and ');
+  section(`Models for unified chat (agw chat, POST /api/gateway/chat: ${served} models)`);
   printTable(['PROVIDER', 'MODEL', 'BAND'], a.allowedModels.map((m) => [m.provider, m.model, m.band]));
+  if (a.proxyModels?.length) {
+    section('Other models of your tier, not served by unified chat: through the proxy');
+    printTable(
+      ['PROVIDER', 'MODEL', 'BAND', 'PROXY PATH'],
+      a.proxyModels.map((m) => [m.provider, m.model, m.band, m.providerHasKey ? `${m.proxy}…` : `${m.proxy}… (no key on this service)`]),
+    );
+  }
   process.stdout.write(`\nsmart-route provider order: ${a.smartRouteProviderOrder.join(' > ')}\n`);
 }
 
@@ -76,7 +84,7 @@ function printWallet(w: Wallet): void {
     ['currency', w.currency],
     ['monthly allowance', usd(w.monthlyAllowance)],
     ['allowance used', usd(w.monthlyAllowanceUsed)],
-    ['allowance left', usd(w.monthlyAllowanceRemaining)],
+    ['allowance left', `${usd(w.monthlyAllowanceRemaining)} this month`],
     ['allowance resets', when(w.monthlyAllowanceResetsAt)],
   ]);
 }
@@ -87,14 +95,22 @@ export async function wallet(opts: GlobalOpts): Promise<void> {
   printWallet(w);
 }
 
+/** Where a debit was paid from: this month's allowance, the balance, or both ('' for credits). */
+export function paidFrom(x: { amount: number; fromAllowance?: number }): string {
+  if (x.amount >= 0) return '';
+  const a = x.fromAllowance ?? 0;
+  if (a <= 0) return 'balance';
+  return a + x.amount >= -1e-9 ? 'allowance' : `allowance ${usd(a)} + balance`;
+}
+
 export async function transactions(opts: GlobalOpts & { limit?: string; cursor?: string }): Promise<void> {
   const limit = Number(opts.limit ?? 20);
   if (!Number.isInteger(limit) || limit < 1 || limit > 200) throw new UsageError('--limit must be an integer from 1 to 200');
   const t = await (await Api.open(opts)).get<Transactions>('/wallet/transactions', { query: { limit, cursor: opts.cursor } });
   if (opts.json) return printJson(t);
   printTable(
-    ['DATE', 'TYPE', 'AMOUNT', 'BALANCE', 'DESCRIPTION'],
-    t.items.map((x) => [when(x.createdAt), x.type, usd(x.amount), usd(x.balanceAfter), x.description ?? [x.providerId, x.model].filter(Boolean).join('/')]),
+    ['DATE', 'TYPE', 'AMOUNT', 'PAID FROM', 'BALANCE', 'DESCRIPTION'],
+    t.items.map((x) => [when(x.createdAt), x.type, usd(x.amount), paidFrom(x), usd(x.balanceAfter), x.description ?? [x.providerId, x.model].filter(Boolean).join('/')]),
   );
   if (t.nextCursor) process.stderr.write(dim(`more: agw wallet transactions --cursor ${t.nextCursor}\n`));
 }

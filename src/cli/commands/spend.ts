@@ -9,8 +9,11 @@ import type { ProjectSpendT as ProjectSpend, SpendSummaryT as Summary } from '..
 
 interface Totals { calls: number; failures?: number; rawCost: number; customerCost: number }
 
-const row = (name: string, t: Totals) => [name, t.calls, t.failures ?? '', usd(t.customerCost), usd(t.rawCost)];
+/** A summary row (with FAILURES); a project's report has no failures, so no such column. */
+const row = (name: string, t: Totals) => [name, t.calls, t.failures ?? 0, usd(t.customerCost), usd(t.rawCost)];
 const HEAD = ['', 'CALLS', 'FAILURES', 'COST', 'RAW COST'];
+const projectRow = (name: string, t: Totals) => [name, t.calls, usd(t.customerCost), usd(t.rawCost)];
+const PROJECT_HEAD = ['PROVIDER', 'CALLS', 'COST', 'RAW COST'];
 
 export async function spend(opts: GlobalOpts & { range?: string; project?: string }): Promise<void> {
   const range = opts.range ?? '30d';
@@ -21,7 +24,7 @@ export async function spend(opts: GlobalOpts & { range?: string; project?: strin
     const p = await api.get<ProjectSpend>(`/portal/spend/projects/${encodeURIComponent(opts.project)}`, { auth: 'session', query: { range } });
     if (opts.json) return printJson(p);
     process.stdout.write(`${bold(p.project.name)} (${p.project.uid}), last ${p.range.days} days since ${when(p.range.since)}\n`);
-    printTable(['PROVIDER', ...HEAD.slice(1)], [...p.byProvider.map((x) => row(x.providerId, x)), row('total', p.totals)]);
+    printTable(PROJECT_HEAD, [...p.byProvider.map((x) => projectRow(x.providerId, x)), projectRow('total', p.totals)]);
     return;
   }
   const s = await api.get<Summary>('/portal/spend/summary', { auth: 'session', query: { range } });
@@ -30,4 +33,9 @@ export async function spend(opts: GlobalOpts & { range?: string; project?: strin
   printTable(['PROVIDER', ...HEAD.slice(1)], [...s.byProvider.map((x) => row(x.providerId, x)), row('total', s.totals)]);
   process.stdout.write('\n');
   printTable(['PROJECT', ...HEAD.slice(1)], s.byProject.map((x) => row(x.projectId ? `${x.projectName} (${x.projectId})` : x.projectName, x)));
+  // skill purchases are charged too, but are not calls (older daemons do not report them)
+  if (s.purchases) {
+    const all = Math.round((s.totals.customerCost + s.purchases.amount) * 1e9) / 1e9;
+    process.stdout.write(`\nskill purchases: ${s.purchases.count}, ${usd(s.purchases.amount)}\ncharged in all: ${usd(all)} (calls ${usd(s.totals.customerCost)} + skills ${usd(s.purchases.amount)})\n`);
+  }
 }

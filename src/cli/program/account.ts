@@ -82,7 +82,7 @@ export function registerAccount(program: Command): void {
     .addHelpText('after', examples('agw wallet transactions', 'agw wallet transactions --limit 100 --json'))
     .action(lazy(async () => (await account()).transactions));
   add(wallet.command('topup <amount>'))
-    .description('add USD to the wallet (local service: credited at once; at most 10000)')
+    .description('add USD to the wallet (at most 10000), where the service allows self top-up (config wallet.selfTopup); otherwise an operator credits you with agw admin wallet credit')
     .option('--json', 'print the API answer')
     .addHelpText('after', examples('agw wallet topup 25'))
     .action(lazy(async () => (await account()).topup));

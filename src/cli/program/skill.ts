@@ -1,15 +1,17 @@
 import type { Command } from 'commander';
+import { DEFAULT_CATEGORIES } from '../../shared/config/defaults.js';
 import { examples, lazy, remote } from './lazy.js';
 
 const creator = () => import('../commands/skill/creator.js');
 const market = () => import('../commands/skill/market.js');
+const installed = () => import('../commands/skill/installed.js');
 
 /** `agw skill …`: create, check, pack and publish bundles; find, install and manage skills. */
 export function registerSkill(program: Command): void {
   const skill = program
     .command('skill')
     .description('create, validate, pack and publish skill bundles; search, install and manage skills')
-    .addHelpText('after', examples('agw skill init my-skill', 'agw skill validate my-skill', 'agw skill publish my-skill --version 1.0.0', 'agw skill install my-skill'));
+    .addHelpText('after', examples('agw skill init my-skill', 'agw skill validate my-skill', 'agw skill publish my-skill --version 1.0.0', 'agw skill install my-skill', 'agw skill list'));
 
   skill
     .command('init [name]')
@@ -39,9 +41,10 @@ export function registerSkill(program: Command): void {
   skill
     .command('publish [dir]')
     .description('validate locally, then upload a version of the bundle (the first publisher of a name owns it)')
-    .requiredOption('--version <version>', 'version to publish (SemVer, e.g. 1.0.0)')
+    .requiredOption('--version <version>', 'version to publish (SemVer MAJOR.MINOR.PATCH, e.g. 1.0.0)')
+    .option('--allow-non-semver', 'publish a version that is not SemVer (it never becomes current over SemVer versions)')
     .option('--price <usd>', 'price in USD per install, 0 = free (first publish: 0; later: unchanged)')
-    .option('--category <category>', 'marketplace category (first publish: other; later: unchanged)')
+    .option('--category <category>', `marketplace category (first publish: other; later: unchanged); one of the daemon's marketplace.categories, by default: ${DEFAULT_CATEGORIES.join(', ')}`)
     .option('--slug <slug>', 'marketplace slug (default: the name in SKILL.md)')
     .option('--draft', 'publish as a draft (hidden from search)')
     .option('--notes <text>', 'release notes')
@@ -102,13 +105,46 @@ export function registerSkill(program: Command): void {
     .action(lazy(async () => (await market()).republish));
 
   skill
-    .command('install <skill>')
-    .description('install a skill (paid skills are charged once) and unpack it into ./.agw/skills/SLUG, checking every file')
-    .option('--dir <dir>', 'install into this folder instead of ./.agw/skills/SLUG')
-    .option('--force', 'replace an existing folder')
-    .option('--json', 'print {skillId, slug, version, charged, alreadyInstalled, dir, verified, files} as JSON')
-    .addHelpText('after', examples('agw skill install weather-report', 'agw skill install 12 --dir ~/.claude/skills/weather-report'))
+    .command('install [skill]')
+    .description('install a skill where agents read it (.agents/skills/NAME by default), every file’s sha256 checked, recorded in .agents/skills.lock.json; a paid skill asks first')
+    .option('--version <version>', 'this version instead of the current one')
+    .option('--for <agent>', 'the agent whose folder it goes into: agents (.agents/skills, the default), claude (.claude/skills), codex (.codex/skills), cursor (.cursor/skills), goose (.goose/skills)')
+    .option('--global', 'into that folder under your home folder (lockfile ~/.agents/skills.lock.json)')
+    .option('--dir <dir>', 'the skill’s own folder instead')
+    .option('--yes', 'pay for a paid skill without asking (required without a terminal)')
+    .option('--force', 'replace a folder agw did not install, or one changed since')
+    .option('--frozen', 'install exactly what .agents/skills.lock.json lists (CI); fail if anything differs')
+    .option('--json', 'print {skillId, slug, name, version, charged, alreadyInstalled, target, dir, lockfile, verified, files} as JSON')
+    .addHelpText('after', examples('agw skill install weather-report', 'agw skill install weather-report --for claude', 'agw skill install weather-report --global --version 1.2.0', 'agw skill install paid-skill --yes --json', 'agw skill install --frozen   # in CI, from the committed lockfile'))
     .action(lazy(async () => (await import('../commands/skill/install.js')).install));
+
+  skill
+    .command('list')
+    .description('the skills installed here (from .agents/skills.lock.json) and whether a file was changed since')
+    .option('--global', 'the skills installed under your home folder')
+    .option('--json', 'print {items: [{slug, name, version, target, dir, modified}]}')
+    .addHelpText('after', examples('agw skill list', 'agw skill list --global --json'))
+    .action(lazy(async () => (await installed()).list));
+
+  skill
+    .command('update [skill]')
+    .description('move installed skills (or one) to their newest published version, showing the release notes')
+    .option('--global', 'the skills installed under your home folder')
+    .option('--yes', 'pay without asking, should a version need buying')
+    .option('--force', 'replace a skill folder that was changed since it was installed')
+    .option('--json', 'print {items: [{slug, name, dir, from, to, updated, notes}]}')
+    .addHelpText('after', examples('agw skill update', 'agw skill update weather-report --json'))
+    .action(lazy(async () => (await installed()).update));
+
+  skill
+    .command('remove <skill>')
+    .description('delete an installed skill’s folder and its lockfile entry')
+    .option('--global', 'a skill installed under your home folder')
+    .option('--for <agent>', 'only the copy installed for this agent')
+    .option('--force', 'delete it even if files were changed since it was installed')
+    .option('--json', 'print {removed: [{slug, name, version, target, dir}]}')
+    .addHelpText('after', examples('agw skill remove weather-report', 'agw skill remove weather-report --for claude --json'))
+    .action(lazy(async () => (await installed()).remove));
 
   skill
     .command('mine')
@@ -125,6 +161,6 @@ export function registerSkill(program: Command): void {
     .addHelpText('after', examples('agw skill stats', 'agw skill stats --days 90 --json'))
     .action(lazy(async () => (await creator()).stats));
 
-  // every command but the three local ones talks to a daemon
-  for (const c of skill.commands) if (!['init', 'validate', 'pack'].includes(c.name())) remote(c);
+  // every command but the local ones talks to a daemon
+  for (const c of skill.commands) if (!['init', 'validate', 'pack', 'list', 'remove'].includes(c.name())) remote(c);
 }

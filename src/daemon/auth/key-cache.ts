@@ -1,5 +1,7 @@
 import type { Db } from '../store/db.js';
+import type { KeyLimits } from '../money/key-limits.js';
 import { verifyApiKeyWithTier } from '../store/keys.js';
+import { noteKeyUse } from './key-usage.js';
 
 /** A valid agw_ key's principal (the `key` kind of auth/principal.ts's Principal). */
 export interface KeyPrincipal {
@@ -9,6 +11,8 @@ export interface KeyPrincipal {
   readonly tier: string;
   /** the store version the key was checked at (see `verifyKeyCached`) */
   readonly storeVersion?: number;
+  /** the key's limits (CONTRACT "Keys with limits"); null or absent: none */
+  readonly limits?: KeyLimits | null;
 }
 
 /** Entries kept at most per store (the map is emptied when full; a miss is one query). */
@@ -30,7 +34,9 @@ export function cachedKey(db: Db, presented: string): KeyPrincipal | undefined {
   const version = db.version?.();
   if (version === undefined) return undefined;
   const hit = caches.get(db)?.get(presented);
-  return hit && hit.version === version ? hit.p : undefined;
+  if (!hit || hit.version !== version) return undefined;
+  noteKeyUse(db, hit.p.keyId);
+  return hit.p;
 }
 
 /**
@@ -55,6 +61,7 @@ export async function verifyKeyCached(db: Db, presented: string): Promise<KeyPri
   }
   // stamped with the version read before the query: a change during it makes the next call ask again
   const p: KeyPrincipal = Object.freeze({ kind: 'key', keyId: row.keyId, userId: row.userId, tier: row.tier, storeVersion: version });
+  noteKeyUse(db, p.keyId);
   if (version === undefined) return p;
   let cache = caches.get(db);
   if (!cache) caches.set(db, (cache = new Map()));

@@ -2,13 +2,15 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AgwError } from '../../shared/errors.js';
 import type { AppContext } from '../context.js';
+import type { KeyLimits } from '../money/key-limits.js';
+import { isStateChanging, refuseCrossSite } from './cross-site.js';
 import { verifyKeyCached } from './key-cache.js';
 import { lookupSession, SESSION_COOKIE } from './sessions.js';
 
 /** Who is calling. */
 export type Principal =
   /** storeVersion: the SQLite store's version the key was checked at (a call's admission is linearized there) */
-  | { kind: 'key'; userId: string; tier: string; keyId: string; storeVersion?: number }
+  | { kind: 'key'; userId: string; tier: string; keyId: string; storeVersion?: number; limits?: KeyLimits | null }
   | { kind: 'oauth'; userId: string; tier: string; scopes: string[]; clientId: string }
   | { kind: 'session'; userId: string; tier: string; sessionId: string; csrfToken: string }
   | { kind: 'master' };
@@ -100,7 +102,8 @@ export function authKindsOf(hook: unknown): readonly CredentialKind[] | undefine
 
 /**
  * A hook that requires one of `allowed` credential kinds and sets `request.principal`;
- * 401 UNAUTHORIZED with the Error body otherwise. Declare it as `preHandler` (or
+ * 401 UNAUTHORIZED with the Error body otherwise. A state-changing request made with the
+ * session cookie must not be cross-site (403 CSRF_FAILED, see cross-site.ts). Declare it as `preHandler` (or
  * `preValidation`): the app moves it before body validation either way.
  */
 export function requireAuth(ctx: AppContext, allowed: readonly CredentialKind[]) {
@@ -114,24 +117,9 @@ export function requireAuth(ctx: AppContext, allowed: readonly CredentialKind[])
           : 'missing credentials: send Authorization: Bearer <agw_ key or access token>',
       );
     }
-    if (p.kind === 'session' && req.method !== 'GET' && req.method !== 'HEAD') checkCsrf(req, p.csrfToken);
+    if (p.kind === 'session' && isStateChanging(req.method)) refuseCrossSite(ctx, req);
     req.principal = p;
   }, allowed);
-}
-
-/**
- * State-changing requests made with the session cookie must carry the session's CSRF
- * token (header `x-csrf-token`, or form field `_csrf`); bearer credentials need none.
- */
-export function checkCsrf(req: FastifyRequest, expected: string): void {
-  const header = req.headers['x-csrf-token'];
-  const fromBody = (req.body as Record<string, unknown> | undefined)?._csrf;
-  const got = typeof header === 'string' ? header : typeof fromBody === 'string' ? fromBody : '';
-  const a = Buffer.from(got);
-  const b = Buffer.from(expected);
-  if (a.length !== b.length || !timingSafeEqual(a, b)) {
-    throw new AgwError('CSRF_FAILED', 'missing or wrong CSRF token: send the x-csrf-token header from GET /api/portal/me');
-  }
 }
 
 /**

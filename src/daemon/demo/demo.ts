@@ -26,9 +26,10 @@ export interface Demo {
 /**
  * `agw serve --demo`: simulated upstreams for the two chat providers on loopback
  * (deterministic replies, real SSE, token usage), wired into the config in place of the
- * real ones, and a demo user with a funded wallet and a fresh key.
+ * real ones, and a demo user with a funded wallet and a fresh key. Self top-up is on.
  */
 export async function startDemo(config: ResolvedConfig): Promise<Demo> {
+  config.wallet.selfTopup = true;
   const upstreams = await startDemoUpstreams({ chunkDelayMs: 15 });
   for (const [id, sim] of [
     ['openai', upstreams.openai],

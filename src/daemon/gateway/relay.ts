@@ -5,10 +5,11 @@ import type { ResolvedProvider } from '../../shared/config/resolve.js';
 import { AgwError } from '../../shared/errors.js';
 import type { AppContext } from '../context.js';
 import { projectForMember } from '../store/projects.js';
-import { finalize, release, type Reservation } from '../money/calls.js';
+import { finalize, rateHeaders, release, type Reservation } from '../money/calls.js';
 import { tokenCost, unitCost, type Cost, type UnitCharge } from '../money/pricing.js';
 import type { Gateway } from './runtime.js';
 import { classifyFailure, outcomeOfStatus, UpstreamAbort, UpstreamError, type UpstreamRequest } from './upstream.js';
+import type { SecretRedactor } from './redact.js';
 import { SseUsageTap, usageFromJson } from './usage.js';
 
 /**
@@ -27,6 +28,7 @@ export class Call {
     readonly reservation: Reservation,
   ) {
     reply.header('x-request-id', reservation.id);
+    if (reservation.rate) reply.headers(rateHeaders(reservation.rate));
     const res = reply.raw;
     res.once('close', () => {
       if (!res.writableFinished) this.controller.abort();
@@ -66,18 +68,23 @@ export async function readBody(res: Dispatcher.ResponseData): Promise<Buffer> {
   return Buffer.from(await res.body.arrayBuffer());
 }
 
-/** The human message of an upstream error body, whatever its shape. */
-export function upstreamMessage(body: Buffer): string {
+/**
+ * The human message of an upstream error body (from readErrorBody), whatever its shape,
+ * for agw's own error messages: provider secrets redacted again after JSON unescaping,
+ * before it is cut to 300 characters.
+ */
+export function upstreamMessage(body: Buffer, redact: SecretRedactor): string {
   const text = body.toString('utf8');
+  let m: unknown = text;
   try {
     const j = JSON.parse(text) as { error?: unknown; message?: unknown };
     const e = j.error as { message?: unknown } | string | undefined;
-    const m = typeof e === 'string' ? e : typeof e?.message === 'string' ? e.message : j.message;
-    if (typeof m === 'string') return m.slice(0, 300);
+    const found = typeof e === 'string' ? e : typeof e?.message === 'string' ? e.message : j.message;
+    if (typeof found === 'string') m = found;
   } catch {
     /* not JSON */
   }
-  return text.slice(0, 300);
+  return redact.text(m as string).slice(0, 300);
 }
 
 /** The X-Service-Project-Id header, if the caller has a role on that project; ignored otherwise. */

@@ -27,7 +27,7 @@ export function isAllowed(config: ResolvedConfig, tier: string, t: Target): bool
   return band !== undefined && tierOf(config, tier).bands.includes(band);
 }
 
-function hasKey(config: ResolvedConfig, provider: string): boolean {
+export function hasKey(config: ResolvedConfig, provider: string): boolean {
   const p = config.providers.get(provider);
   return Boolean(p?.apiKey) && p!.enabled;
 }
@@ -48,10 +48,48 @@ export function aliasTarget(config: ResolvedConfig, tier: string, alias: string)
   return allowed.find((t) => hasKey(config, t.provider)) ?? allowed[0];
 }
 
+/** Where the proxy reaches a provider (the provider's own paths follow). */
+export const proxyPrefix = (provider: string) => `/api/external/${provider}/`;
+
+/**
+ * Why unified chat refuses a model id it cannot resolve (400 INVALID_REQUEST, `details.reason`):
+ * `no_such_model` (in no provider's catalog), or `not_served_by_unified_chat` (a model of
+ * another provider: reached through the proxy, when that provider has a key here,
+ * `details.providerHasKey`).
+ */
+function unservedModel(config: ResolvedConfig, model: string): AgwError {
+  const slash = model.indexOf('/');
+  const other = [...config.models.values()].find(
+    (m) => !isChatProvider(m.provider) && (m.model === model || (slash > 0 && m.provider === model.slice(0, slash) && m.model === model.slice(slash + 1))),
+  );
+  const served = CHAT_PROVIDERS.join(' and ');
+  if (!other) {
+    return new AgwError(
+      'INVALID_REQUEST',
+      `unknown model ${model}: no such model in the catalog; use an alias (GET /api/gateway/aliases) or a model id of ${CHAT_PROVIDERS.join(' or ')}`,
+      { field: 'model', reason: 'no_such_model' },
+    );
+  }
+  const p = other.provider;
+  const keyed = hasKey(config, p);
+  const how = keyed
+    ? `call it through the proxy: POST ${proxyPrefix(p)}<${p}'s own path>`
+    : `it is reached through the proxy (${proxyPrefix(p)}…), but no API key is configured for ${p} on this service`;
+  return new AgwError('INVALID_REQUEST', `model ${model} belongs to ${p}, which unified chat does not serve (it serves ${served} models): ${how}`, {
+    field: 'model',
+    reason: 'not_served_by_unified_chat',
+    provider: p,
+    providerHasKey: keyed,
+    proxy: proxyPrefix(p),
+  });
+}
+
 /**
  * Resolves the `model` of a unified chat body to a concrete (provider, model id). Accepts
  * an alias, a bare model id of either chat provider, or `provider/model`. Errors:
- * 400 INVALID_REQUEST (unknown model), 403 MODEL_NOT_ALLOWED, 503 ALPHA/BETA_KEY_MISSING.
+ * 400 INVALID_REQUEST (a model unified chat cannot serve, with the reason: see
+ * `unservedModel`), 403 MODEL_NOT_ALLOWED, 503 ALPHA/BETA_KEY_MISSING (`details.reason`
+ * `provider_without_key`).
  */
 export function resolveChatModel(config: ResolvedConfig, tier: string, model: string): ResolvedModel {
   let target: Target | undefined;
@@ -67,18 +105,18 @@ export function resolveChatModel(config: ResolvedConfig, tier: string, model: st
     const candidates: Target[] =
       slash > 0 ? [{ provider: model.slice(0, slash), model: model.slice(slash + 1) }] : CHAT_PROVIDERS.map((provider) => ({ provider, model }));
     target = candidates.find((t) => isChatProvider(t.provider) && config.models.has(`${t.provider}/${t.model}`));
-    if (!target) {
-      throw new AgwError('INVALID_REQUEST', `unknown model ${model}: use an alias (GET /api/gateway/aliases) or a model id of ${CHAT_PROVIDERS.join(' or ')}`, {
-        field: 'model',
-      });
-    }
+    if (!target) throw unservedModel(config, model);
     if (!isAllowed(config, tier, target)) {
       throw new AgwError('MODEL_NOT_ALLOWED', `model ${target.model} (band ${bandOf(config, target)}) is outside the ${tierOf(config, tier).displayName} tier's model bands`);
     }
   }
   const provider = target.provider as ChatProvider;
   if (!hasKey(config, provider)) {
-    throw new AgwError(KEY_MISSING[provider], `no API key is configured for ${provider}: set providers.${provider}.apiKey or AGW_PROVIDER_${provider.toUpperCase()}_KEY`);
+    throw new AgwError(
+      KEY_MISSING[provider],
+      `no API key is configured for ${provider}: set providers.${provider}.apiKey or AGW_PROVIDER_${provider.toUpperCase()}_KEY`,
+      { reason: 'provider_without_key', provider },
+    );
   }
   return { provider, model: target.model, viaAlias, alias: viaAlias ? model : null };
 }

@@ -4,9 +4,15 @@
  * is carried over: system / user / assistant turns, max_tokens, temperature, top_p, stop,
  * stream. Provider-specific fields (tools, response_format, ...) are dropped.
  */
+export interface TextPart {
+  type: 'text';
+  text: string;
+}
+
 export interface CommonMessage {
   role: 'system' | 'user' | 'assistant' | 'tool';
-  content: string;
+  /** a string or text parts (checked before translation: see validate.ts) */
+  content: string | TextPart[];
 }
 
 export interface CommonChatBody {
@@ -23,20 +29,30 @@ export interface CommonChatBody {
 /** max_tokens sent to the messages-style provider when the caller gives none (it is required there). */
 export const DEFAULT_MAX_TOKENS = 4096;
 
+/** Text parts as messages-style text blocks (only `type` and `text` carried over). */
+const blocks = (parts: TextPart[]): TextPart[] => parts.map((p) => ({ type: 'text', text: p.text }));
+
 /**
  * Common -> messages-style. System turns are joined into `system`; `tool` turns become user
  * turns (the messages format has no tool role without tool blocks); temperature is capped
- * at 1, the messages-style maximum.
+ * at 1, the messages-style maximum. Text parts become text blocks, one for one (the
+ * messages format has the same blocks), so nothing is joined or lost; a system turn given
+ * as parts makes `system` a list of blocks.
  */
 export function toMessagesBody(b: CommonChatBody, model: string): Record<string, unknown> {
-  const system: string[] = [];
-  const messages: { role: 'user' | 'assistant'; content: string }[] = [];
+  const system: (string | TextPart[])[] = [];
+  const messages: { role: 'user' | 'assistant'; content: string | TextPart[] }[] = [];
   for (const m of b.messages) {
-    if (m.role === 'system') system.push(m.content);
-    else messages.push({ role: m.role === 'assistant' ? 'assistant' : 'user', content: m.content });
+    const content = typeof m.content === 'string' ? m.content : blocks(m.content);
+    if (m.role === 'system') system.push(content);
+    else messages.push({ role: m.role === 'assistant' ? 'assistant' : 'user', content });
   }
   const out: Record<string, unknown> = { model, max_tokens: b.max_tokens ?? DEFAULT_MAX_TOKENS, messages };
-  if (system.length) out.system = system.join('\n\n');
+  if (system.length) {
+    out.system = system.every((c) => typeof c === 'string')
+      ? system.join('\n\n')
+      : system.flatMap((c) => (typeof c === 'string' ? [{ type: 'text', text: c }] : c));
+  }
   if (b.temperature !== undefined) out.temperature = Math.min(b.temperature, 1);
   if (b.top_p !== undefined) out.top_p = b.top_p;
   if (b.stop !== undefined) out.stop_sequences = Array.isArray(b.stop) ? b.stop : [b.stop];
@@ -44,7 +60,10 @@ export function toMessagesBody(b: CommonChatBody, model: string): Record<string,
   return out;
 }
 
-/** Common -> common for the common-format provider: the concrete model, and usage on streams. */
+/**
+ * Common -> common for the common-format provider: the concrete model, and usage on
+ * streams. Content given as text parts is passed as it is (it is that format's own).
+ */
 export function toCommonBody(b: CommonChatBody, model: string): Record<string, unknown> {
   const out: Record<string, unknown> = { ...b, model };
   if (b.stream) {

@@ -2,6 +2,7 @@ import { EventEmitter } from 'node:events';
 import { Pool, type Dispatcher } from 'undici';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { ResolvedProvider } from '../../shared/config/resolve.js';
+import type { SecretRedactor } from './redact.js';
 
 /**
  * Upstream connections: one keep-alive undici Pool per origin, created on first use and
@@ -177,12 +178,13 @@ const BLOCKED_RESPONSE = new Set([
   'trailer', 'upgrade', 'date', 'server', 'alt-svc', 'strict-transport-security',
 ]);
 
-export function passableHeaders(upstream: IncomingHttpHeaders): Record<string, string | string[]> {
+/** The upstream's headers that go back to the caller, every provider secret in them redacted. */
+export function passableHeaders(upstream: IncomingHttpHeaders, redact: SecretRedactor): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {};
   for (const name in upstream) {
-    if (BLOCKED_RESPONSE.has(name)) continue;
+    if (BLOCKED_RESPONSE.has(name) || redact.taints(name)) continue;
     const v = upstream[name];
-    if (v !== undefined) out[name] = v;
+    if (v !== undefined) out[name] = redact.headerValue(v);
   }
   return out;
 }

@@ -25,22 +25,21 @@ import { notFound } from './access.js';
 export async function installSkill(ctx: AppContext, user: { userId: string; tier: string }, skillId: number): Promise<InstallResultT> {
   for (let attempt = 0; ; attempt++) {
     const price = await firstInstallPrice(ctx.db, user.userId, skillId);
-    let held = 0;
-    const money = price > 0 ? await moneyOf(ctx) : null;
-    if (money) {
-      const r = await money.reserveFunds(user.userId, tierOf(ctx.config, user.tier), price, Date.now());
+    let release = () => {};
+    if (price > 0) {
+      const r = await (await moneyOf(ctx)).reserveFunds(user.userId, tierOf(ctx.config, user.tier), price, Date.now());
       if ('refusal' in r) {
         const skill = await skillById(ctx.db, skillId);
         throw r.refusal.kind === 'funds' ? priceNotCovered(skill?.slug ?? String(skillId), price, r.refusal) : notFound(skillId);
       }
-      held = r.held;
+      release = r.release;
     }
     try {
       return await ctx.db.tx((q) => install(ctx, q, user, skillId, price));
     } catch (e) {
       if (e !== PRICE_CHANGED || attempt >= 2) throw e;
     } finally {
-      if (money) money.releaseFunds(user.userId, held);
+      release();
     }
   }
 }
@@ -116,6 +115,8 @@ async function charge(ctx: AppContext, q: Queryable, user: { userId: string; tie
   const { skill, version, price, ownerCredit } = sale;
   const skillId = Number(skill.id);
   const label = `${skill.slug}@${version}`;
+  // both wallets locked in one order (user id), as booking batches lock them: never a cycle
+  if (q.dialect === 'postgres') await q.all('SELECT user_id FROM wallets WHERE user_id IN (?, ?) ORDER BY user_id COLLATE "C" FOR UPDATE', [user.userId, skill.owner_id]);
   const paid = await debit(q, {
     userId: user.userId,
     amount: price,

@@ -4,10 +4,11 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AgwError } from '../../shared/errors.js';
 import { BUNDLE_PATH, MAX_FILE_BYTES, MAX_FILES } from '../../shared/bundle/index.js';
 import { discardStaged, type StagedFile, type StagedUpload } from './staged.js';
+import { clientGone, stalled, tooSlow, unterminated, Watchdog, type UploadLimits } from './upload-guard.js';
 
 /** Busboy limits for publish: one more than allowed, so "too many" / "too large" are detectable. */
 export const MULTIPART_LIMITS = {
@@ -31,14 +32,59 @@ export interface MultipartIntake {
  * Reads a multipart publish request part by part: each file is hashed while it streams to
  * its own temp file (at most MAX_FILE_BYTES + 1 bytes of it), so only one chunk of one
  * file is in memory at a time. Form fields are collected as strings for schema validation.
+ *
+ * Bounded: every part and file chunk re-arms an idle timer. When nothing arrives for
+ * `limits.idleMs` (408; 400 when the body had ended without its closing boundary), when
+ * the upload is not done after `limits.deadlineMs` (408), or when the client closes the
+ * connection, the intake stops at once: the file being written is closed and the temp
+ * directory removed (again when the abandoned parser settles, for anything it left).
  */
-export async function intakeMultipart(req: FastifyRequest, tmpRoot: string): Promise<MultipartIntake> {
+export async function intakeMultipart(req: FastifyRequest, reply: FastifyReply, tmpRoot: string, limits: UploadLimits): Promise<MultipartIntake> {
   await mkdir(tmpRoot, { recursive: true });
   const upload: StagedUpload = { files: [], dir: await mkdtemp(join(tmpRoot, 'upload-')) };
+  const state: PartState = {};
+  let stop!: (e: AgwError) => void;
+  const stopped = new Promise<never>((_resolve, reject) => (stop = reject));
+  let halted = false;
+  const halt = (e: AgwError) => {
+    halted = true;
+    dog.stop();
+    state.abort?.(e); // the file being written ends now, and its descriptor with it
+    stop(e);
+  };
+  const dog = new Watchdog(limits, (why) =>
+    halt(why === 'deadline' ? tooSlow(limits.deadlineMs) : req.raw.complete ? unterminated() : stalled(limits.idleMs)),
+  );
+  const onClose = () => {
+    if (!reply.raw.writableFinished) halt(clientGone());
+  };
+  reply.raw.once('close', onClose);
+  const work = readParts(req, upload, state, () => dog.touch());
+  try {
+    return await Promise.race([work, stopped]);
+  } catch (e) {
+    req.raw.resume(); // discard what the client still sends, so it can read the answer
+    await discardStaged(upload);
+    throw multipartError(e);
+  } finally {
+    dog.stop();
+    reply.raw.off('close', onClose);
+    // an abandoned parser settles when the connection closes: remove what it wrote meanwhile
+    if (halted) void work.catch(() => undefined).then(() => discardStaged(upload));
+  }
+}
+
+/** How to end the part being read now. */
+interface PartState {
+  abort?: (e: Error) => void;
+}
+
+async function readParts(req: FastifyRequest, upload: StagedUpload, state: PartState, touch: () => void): Promise<MultipartIntake> {
   const fields: Record<string, string> = {};
   let fault: AgwError | undefined;
   try {
     for await (const part of req.parts()) {
+      touch();
       if (part.type === 'field') {
         if (part.fieldname === FILES_FIELD) fault ??= badRequest('each "files" part must be a file with a filename (its path in the bundle)');
         else if (part.valueTruncated) fault ??= badRequest(`form field "${part.fieldname}" is too long`, part.fieldname);
@@ -50,34 +96,39 @@ export async function intakeMultipart(req: FastifyRequest, tmpRoot: string): Pro
         fault ??= badRequest(`unexpected file part "${part.fieldname}": bundle files go in parts named "files"`, part.fieldname);
       }
       if (fault) {
+        state.abort = (e) => part.file.destroy(e);
         await drain(part.file);
-        continue;
+      } else {
+        upload.files.push(await spool(part.file, part.filename ?? '', join(upload.dir!, String(upload.files.length)), touch, state));
       }
-      upload.files.push(await spool(part.file, part.filename ?? '', join(upload.dir!, String(upload.files.length))));
+      state.abort = undefined;
     }
-  } catch (e) {
-    req.raw.resume(); // discard what the client still sends, so it can read the answer
-    await discardStaged(upload);
-    throw multipartError(e);
+  } finally {
+    state.abort = undefined;
   }
-  if (fault) {
-    await discardStaged(upload);
-    throw fault;
-  }
+  if (fault) throw fault;
   return { fields, upload };
 }
 
-async function spool(stream: Readable, path: string, tmpFile: string): Promise<StagedFile> {
+async function spool(stream: Readable, path: string, tmpFile: string, touch: () => void, state: PartState): Promise<StagedFile> {
   const hash = createHash('sha256');
   let size = 0;
   const meter = new Transform({
     transform(chunk: Buffer, _enc, cb) {
+      touch();
       hash.update(chunk);
       size += chunk.length;
       cb(null, chunk);
     },
   });
-  await pipeline(stream, meter, createWriteStream(tmpFile));
+  const sink = createWriteStream(tmpFile);
+  // the parser's file stream can be destroyed without a 'close' event (an unterminated
+  // body), which the pipeline would wait for forever: end the file itself
+  state.abort = (e) => {
+    sink.destroy(e);
+    stream.destroy(e);
+  };
+  await pipeline(stream, meter, sink);
   if (size > MAX_FILE_BYTES) {
     await rm(tmpFile, { force: true });
     return { path, size, sha256: '' };

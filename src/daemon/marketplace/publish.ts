@@ -20,8 +20,9 @@ export async function publishSkill(
   fields: PublishFieldsT,
   files: readonly StagedFile[],
 ): Promise<{ id: number; version: string }> {
+  // warnings (unknown fields, a long body, …) never refuse a publish; they travel with a refusal
   const checked = validateBundle(toBundleEntries(files));
-  if (!checked.ok || !checked.meta) throw bundleError(checked.problems);
+  if (!checked.ok || !checked.meta) throw bundleError(checked.problems, checked.warnings);
   const meta: SkillMeta = checked.meta;
 
   const slug = fields.slug ?? meta.name;
@@ -122,12 +123,12 @@ async function storeBlobs(q: Queryable, files: readonly StagedFile[]): Promise<v
   }
 }
 
-export function bundleError(problems: Problem[]): AgwError {
+export function bundleError(problems: Problem[], warnings: Problem[] = []): AgwError {
   const code = bundleErrorCode(problems);
   const first = problems[0];
   const message =
     code === 'MISSING_SKILL_MD'
       ? 'the bundle has no SKILL.md at its root'
       : `the bundle is invalid (${problems.length} problem${problems.length === 1 ? '' : 's'}; first: ${first.path}: ${first.message})`;
-  return new AgwError(code, message, { problems });
+  return new AgwError(code, message, { problems, warnings });
 }

@@ -10,8 +10,10 @@ import type { CallBodies } from '../requests/bodies.js';
 import { keptBodies, observe, settled } from '../requests/settled.js';
 import type { CallSpan } from '../telemetry/index.js';
 import type { Booking } from './bookings.js';
-import type { Refusal } from './engine.js';
+import { resetText } from './buckets.js';
+import type { AdmitKey, RateHeaders, Refusal } from './engine.js';
 import { maxAffordableTokens, usdText, type Quote } from './hold.js';
+import { budgetPeriodEnd, budgetPeriodKey, type KeyLimits } from './key-limits.js';
 import { moneyOf } from './index.js';
 import type { Cost } from './pricing.js';
 import { quotaPeriod } from './quotas.js';
@@ -48,6 +50,9 @@ export interface Reservation {
   firstByteAt: number | null;
   /** upstream attempts made */
   attempts: number;
+  /** the key's limits as admission used them (null: no limits), its budget period, and its rate windows */
+  key: AdmitKey | null;
+  rate: RateHeaders | null;
   /** set synchronously by the first finalize/release: a call settles once */
   settled: boolean;
   /** request log: the bodies (logs.bodies only), the traceparent sent upstream, the span (telemetry only) */
@@ -60,6 +65,8 @@ export interface ReserveInput {
   userId: string;
   tier: string;
   keyId?: string | null;
+  /** the key's limits (CONTRACT "Keys with limits"); null or absent: none */
+  keyLimits?: KeyLimits | null;
   usageType: UsageType;
   endpoint: Booking['endpoint'];
   providerId: string;
@@ -157,6 +164,8 @@ export async function reserve(ctx: AppContext, input: ReserveInput): Promise<Res
     startedAt: performance.now(),
     firstByteAt: null,
     attempts: 0,
+    key: admitKey(input.keyId, input.keyLimits, now),
+    rate: null,
     settled: false,
   };
   observe(ctx, r, input);
@@ -168,32 +177,93 @@ export async function reserve(ctx: AppContext, input: ReserveInput): Promise<Res
     usageType: r.usageType,
     periodKey: r.periodKey,
     holdNano: r.holdNano,
+    tokens: input.quote.tokens,
+    key: r.key,
     now,
     storeVersion: input.storeVersion,
   });
+  const limited = r.key && (r.key.limits.rpm !== null || r.key.limits.tpm !== null);
+  if (limited) r.rate = money.rateOf(r.key!, Date.now());
   if (refusal) {
     const err =
       refusal.kind === 'no-account'
         ? new AgwError('UNAUTHORIZED', 'the account of these credentials no longer exists')
         : refusal.kind === 'quota'
           ? quotaExceeded(ctx.config, tier, r.usageType, refusal.limit, period.end)
-          : insufficientFunds(refusal, input.quote);
+          : refusal.kind === 'funds'
+            ? insufficientFunds(refusal, input.quote)
+            : refusal.kind === 'keyBudget'
+              ? keyBudgetExceeded(refusal, r.key!, input.quote, now)
+              : rateLimited(refusal, r.rate);
     const b = bookingOf(ctx, r, { status: 'refused', err });
     settled(ctx, r, b);
     if (refusal.kind !== 'no-account') money.record(b);
-    throw withRequestId(err, r.id);
+    throw withRequestId(err, r.id, r.rate);
   }
   inflightOf(ctx).begin();
   return r;
 }
 
-/** The error with the call's request id as `x-request-id` (the answer's header, CONTRACT "Request log"). */
-function withRequestId(err: AgwError, id: string): AgwError {
-  return new AgwError(err.code, err.message, err.details, { ...err.headers, 'x-request-id': id });
+/** The error with the call's request id as `x-request-id` (the answer's header, CONTRACT "Request log") and the key's rate headers. */
+function withRequestId(err: AgwError, id: string, rate: RateHeaders | null = null): AgwError {
+  return new AgwError(err.code, err.message, err.details, { ...rateHeaders(rate), ...err.headers, 'x-request-id': id });
+}
+
+/** The admission view of a key's limits: null when it has none. */
+function admitKey(keyId: string | null | undefined, limits: KeyLimits | null | undefined, now: number): AdmitKey | null {
+  if (!keyId || !limits || (limits.budgetNano === null && limits.rpm === null && limits.tpm === null)) return null;
+  return { id: keyId, limits, period: limits.budgetNano !== null ? budgetPeriodKey(limits.budgetPeriod, now) : null };
+}
+
+/**
+ * The x-ratelimit-* headers OpenAI sends (remaining counts the call answered), so the
+ * official SDKs see the same thing from agw as from OpenAI.
+ */
+export function rateHeaders(rate: RateHeaders | null): Record<string, string> {
+  if (!rate) return {};
+  const out: Record<string, string> = {};
+  for (const [which, st] of [['requests', rate.requests], ['tokens', rate.tokens]] as const) {
+    if (!st) continue;
+    out[`x-ratelimit-limit-${which}`] = String(st.limit);
+    out[`x-ratelimit-remaining-${which}`] = String(st.remaining);
+    out[`x-ratelimit-reset-${which}`] = resetText(st.resetMs);
+  }
+  return out;
+}
+
+function keyBudgetExceeded(r: Extract<Refusal, { kind: 'keyBudget' }>, key: AdmitKey, quote: Quote, now: number): AgwError {
+  const end = budgetPeriodEnd(key.limits.budgetPeriod, now);
+  const per = key.limits.budgetPeriod === 'total' ? 'in all' : `per ${key.limits.budgetPeriod}`;
+  const held = r.held > 0 ? ` and ${usdText(r.held)} held by its calls in flight` : '';
+  const resets = end === null ? "it does not reset: ask the key's owner for a larger budget" : `it resets at ${new Date(end).toISOString()}`;
+  return new AgwError(
+    'KEY_BUDGET_EXCEEDED',
+    `this key's budget of ${usdText(r.budget)} ${per} does not cover this request (up to ${usdText(quote.nano)}): ${usdText(r.spent)} spent${held}; ${resets}`,
+    {
+      budget: nanoToUsd(r.budget),
+      budgetPeriod: key.limits.budgetPeriod,
+      spent: nanoToUsd(r.spent),
+      held: nanoToUsd(r.held),
+      remaining: nanoToUsd(Math.max(0, r.budget - r.spent - r.held)),
+      required: nanoToUsd(quote.nano),
+      resetsAt: end === null ? null : new Date(end).toISOString(),
+    },
+    NO_RETRY,
+  );
+}
+
+function rateLimited(r: Extract<Refusal, { kind: 'rate' }>, rate: RateHeaders | null): AgwError {
+  const seconds = Math.max(1, Math.ceil(r.retryAfterMs / 1000));
+  return new AgwError(
+    'RATE_LIMITED',
+    `this key's rate limit of ${r.limit.toLocaleString('en-US')} ${r.which} per minute is reached: retry in ${seconds} s`,
+    { limit: r.limit, per: 'minute', which: r.which, retryAfterMs: r.retryAfterMs },
+    { ...rateHeaders(rate), 'retry-after': String(seconds), 'retry-after-ms': String(Math.max(1, r.retryAfterMs)) },
+  );
 }
 
 /** What a call refused before admission is recorded with (e.g. 403 MODEL_NOT_ALLOWED). */
-export type RefusedCall = Omit<ReserveInput, 'quote' | 'storeVersion' | 'usageType'> & { usageType?: UsageType };
+export type RefusedCall = Omit<ReserveInput, 'quote' | 'storeVersion' | 'usageType' | 'keyLimits'> & { usageType?: UsageType };
 
 /**
  * Records a gateway call agw refused before its admission (a model outside the tier or
@@ -220,6 +290,8 @@ export async function refuse(ctx: AppContext, call: RefusedCall, err: AgwError):
     startedAt: performance.now(),
     firstByteAt: null,
     attempts: 0,
+    key: null,
+    rate: null,
     settled: true,
   };
   observe(ctx, r, call);
@@ -256,7 +328,7 @@ function bookingOf(ctx: AppContext, r: Reservation, s: SettleInput): Booking {
     alias: r.alias,
     projectId: r.projectId,
     periodKey: r.periodKey,
-    keyPeriod: null,
+    keyPeriod: r.key?.period ?? null,
     createdAt: r.createdAt,
     status: s.status,
     httpStatus: s.httpStatus ?? null,

@@ -1,5 +1,7 @@
 import type { TierDef } from '../../shared/config/defaults.js';
 import type { Booking } from './bookings.js';
+import type { RateState } from './buckets.js';
+import type { KeyLimits } from './key-limits.js';
 import type { WalletState } from './wallets.js';
 
 /**
@@ -30,9 +32,21 @@ export interface AdmitRequest {
   periodKey: string;
   /** the call's hold in nano-USD (not taken from an unlimited wallet) */
   holdNano: number;
+  /** tokens the hold covers (prompt bound + output cap): what a tokens-per-minute limit counts */
+  tokens: number;
+  /** the key that makes the call, when it carries limits */
+  key: AdmitKey | null;
   now: number;
   /** SQLite: the store version the caller's key was checked at (see Ledger.admit) */
   storeVersion?: number;
+}
+
+/** A key with limits, as admission needs it. */
+export interface AdmitKey {
+  id: string;
+  limits: KeyLimits;
+  /** the budget period the call counts in (budgetPeriodKey), when the key has a budget */
+  period: string | null;
 }
 
 /** Why a call was not admitted (nothing is held then). */
@@ -40,7 +54,16 @@ export type Refusal =
   | { kind: 'no-account' }
   | { kind: 'quota'; limit: number }
   /** `wallet`: as the store has it, less bookings not applied yet; `held`: holds of calls in flight */
-  | { kind: 'funds'; wallet: WalletState; held: number };
+  | { kind: 'funds'; wallet: WalletState; held: number }
+  /** the key's budget: spent in the period, held by its calls in flight */
+  | { kind: 'keyBudget'; budget: number; spent: number; held: number }
+  | { kind: 'rate'; which: 'requests' | 'tokens'; limit: number; retryAfterMs: number };
+
+/** A key's rate windows after an admission (the x-ratelimit-* headers). */
+export interface RateHeaders {
+  requests?: RateState;
+  tokens?: RateState;
+}
 
 export interface Held {
   /** nano-USD held by calls in flight */
@@ -58,11 +81,11 @@ export interface MoneyEngine {
   /**
    * Makes `nano` of a wallet spendable by one transaction of this daemon (a paid
    * install, which debits it with `requireCover` against allowance + balance − leased):
-   * it is held from the calls of this daemon until `releaseFunds(userId, held)`.
-   * Refuses as `admit`.
+   * it is held from the calls of this daemon until `release()`. Refuses as `admit`.
    */
-  reserveFunds(userId: string, tier: TierDef, nano: number, now: number): Promise<{ refusal: Refusal } | { held: number }>;
-  releaseFunds(userId: string, held: number): void;
+  reserveFunds(userId: string, tier: TierDef, nano: number, now: number): Promise<{ refusal: Refusal } | { release(): void }>;
+  /** A key's rate windows as they stand (after an admission, for its headers). */
+  rateOf(key: AdmitKey, now: number): RateHeaders;
   /** What a user's calls in flight hold (GET /api/wallet's `held`). */
   heldBy(userId: string): Promise<Held>;
   close(): Promise<void>;

@@ -3,6 +3,7 @@ import type { BookingJournal } from './journal.js';
 import { applyBooking, applyBookings, type Booking } from './bookings.js';
 import type { Param, Queryable } from '../store/db.js';
 import type { WalletRow } from './wallets.js';
+import { bookedOf, Spoken, type PotAmount } from './spoken.js';
 
 /** What the ledger needs from the SQLite Db that owns it. */
 export interface LedgerHost {
@@ -19,20 +20,19 @@ export interface LedgerHost {
   version(): number;
 }
 
-/** The wallet, the quota override and the quota counter of one call's admission, in one read. */
-export type AdmissionRow = WalletRow & { quota_override: number | null; quota_used: number | null };
+/** The wallet, the quota override and counter, and the key's spend of one call's admission, in one read. */
+export type AdmissionRow = WalletRow & { quota_override: number | null; quota_used: number | null; key_spent: number | null };
 
 const ADMISSION_SQL = `SELECT w.*,
     (SELECT o.quota_limit FROM quota_overrides o WHERE o.user_id = w.user_id AND o.usage_type = ?) AS quota_override,
-    (SELECT c.used FROM quota_counters c WHERE c.user_id = w.user_id AND c.usage_type = ? AND c.period_start = ?) AS quota_used
+    (SELECT c.used FROM quota_counters c WHERE c.user_id = w.user_id AND c.usage_type = ? AND c.period_start = ?) AS quota_used,
+    (SELECT s.spent_nusd FROM key_spend s WHERE s.key_id = ? AND s.period = ?) AS key_spent
   FROM wallets w WHERE w.user_id = ?`;
 
-/** Units held beyond the store for one (user, usage type, quota window). */
-export interface Held {
-  /** admitted and not settled yet */
-  reserved: number;
-  /** settled as finalized, in the journal, not applied yet */
-  booked: number;
+/** A key's budget period an admission also reads (its spend so far). */
+export interface KeyPeriod {
+  keyId: string;
+  period: string;
 }
 
 /** Bookings applied per transaction at most. */
@@ -46,7 +46,8 @@ const MAX_CACHED_ROWS = 10_000;
 /** The journal is emptied once everything in it is applied and it has grown past this. */
 const TRUNCATE_AT_BYTES = 8 * 1024 * 1024;
 
-const keyOf = (userId: string, usageType: string, periodKey: string) => `${userId}\u0000${usageType}\u0000${periodKey}`;
+const rowKey = (userId: string, usageType: string, periodKey: string, key: KeyPeriod | null) =>
+  `${userId}\u0000${usageType}\u0000${periodKey}\u0000${key ? `${key.keyId}\u0000${key.period}` : ''}`;
 
 /**
  * The SQLite daemon's money path (issue #9: the gateway adds well under a millisecond).
@@ -54,10 +55,11 @@ const keyOf = (userId: string, usageType: string, periodKey: string) => `${userI
  * way out; its four writes (usage record, quota unit, rollup, wallet debit) are applied
  * in batches shortly after, many calls per COMMIT.
  *
- * - Admission (`admit`): the quota counter and the wallet are read in one query, and the
- *   units and debits held in memory are added: calls admitted and not settled
- *   (`reserved`), and calls settled but not applied (`booked`, `debits`). Read, check and
- *   hold happen in one synchronous step, so parallel calls cannot exceed a quota.
+ * - Admission (`admit`): the quota counter, the wallet and the key's spend are read in one
+ *   query, and what is spoken for in memory is added (spoken.ts: the holds of calls
+ *   admitted and not settled, and what settled calls booked but did not apply yet).
+ *   Read, check and hold happen in one synchronous step, so parallel calls cannot exceed
+ *   a quota, a wallet or a key's budget.
  * - Settling (`settle`): the booking is appended to the journal (one write(2)) before the
  *   answer goes out, then applied by the applier; a journal that cannot be written makes
  *   the call apply its booking in a transaction of its own before it returns.
@@ -71,10 +73,8 @@ const keyOf = (userId: string, usageType: string, periodKey: string) => `${userI
  */
 export class Ledger {
   private readonly pending = new Map<string, Booking>();
-  private readonly held = new Map<string, Held>();
-  private readonly debits = new Map<string, number>();
-  /** per user: the holds of calls admitted and not settled (their worst-case cost) */
-  private readonly holds = new Map<string, { nano: number; calls: number }>();
+  /** holds of calls in flight and bookings not applied, per pot */
+  readonly spoken = new Spoken();
   /** admission rows read before, valid while the store's version and the user's count hold */
   private readonly rows = new Map<string, { row: AdmissionRow | undefined; version: number; user: number }>();
   /** per user: bumped when a booking of theirs reaches the store (their cached row is stale) */
@@ -97,64 +97,45 @@ export class Ledger {
   }
 
   /**
-   * Admits a call: `check` gets the admission row (undefined: no wallet, i.e. no user),
-   * the units held beyond the store and the money spoken for beyond it (debits booked
-   * but not applied, and the holds of calls in flight), and returns false to refuse or
-   * the money to hold. Then one unit and that hold are kept for the call until its
-   * `settle` (finalized or failed). `seenVersion`: a store version the caller read before
-   * (its authentication); cached rows are checked against it instead of a fresh read of
-   * the version, and a row read now is stamped with it (a row is never older than its
-   * stamp).
+   * Admits a call: `check` gets the admission row (undefined: no wallet, i.e. no user)
+   * and what is spoken for beyond the store (`this.spoken`), and returns the call's
+   * holds, or false to refuse. The holds are kept under the call's usage `id` until its
+   * `settle` (or `release`). `seenVersion`: a store version the caller read before (its
+   * authentication); cached rows are checked against it instead of a fresh read of the
+   * version, and a row read now is stamped with it (a row is never older than its stamp).
    */
   async admit(
+    id: string,
     userId: string,
-    /** null: money only, no quota unit (a paid install) */
+    /** null: money only, no quota (a paid install) */
     usageType: string | null,
     periodKey: string,
-    check: (row: AdmissionRow | undefined, heldUnits: number, pendingNano: number, heldNano: number) => number | false,
+    key: KeyPeriod | null,
+    check: (row: AdmissionRow | undefined, spoken: Spoken) => readonly PotAmount[] | false,
     seenVersion?: number,
   ): Promise<boolean> {
     while (this.host.locked) await this.host.unlocked();
     // from here to the end: synchronous, so no other admission or commit interleaves
-    const key = keyOf(userId, usageType ?? '', periodKey);
+    const cacheKey = rowKey(userId, usageType ?? '', periodKey, key);
     const version = seenVersion ?? this.host.version();
-    let cached = this.rows.get(key);
+    let cached = this.rows.get(cacheKey);
     if (!cached || cached.version !== version || cached.user !== (this.userChanges.get(userId) ?? 0)) {
       if (this.rows.size >= MAX_CACHED_ROWS) {
         this.rows.clear();
         this.userChanges.clear(); // together: a stale row must never meet a counter that came back to its value
       }
-      const row = this.host.readNow<AdmissionRow>(ADMISSION_SQL, [usageType, usageType, periodKey, userId]);
-      this.rows.set(key, (cached = { row, version, user: this.userChanges.get(userId) ?? 0 }));
+      const row = this.host.readNow<AdmissionRow>(ADMISSION_SQL, [usageType ?? '', usageType ?? '', periodKey, key?.keyId ?? '', key?.period ?? '', userId]);
+      this.rows.set(cacheKey, (cached = { row, version, user: this.userChanges.get(userId) ?? 0 }));
     }
-    const row = cached.row;
-    const h = this.held.get(key);
-    const holds = this.holds.get(userId);
-    const holdNano = check(row, h ? h.reserved + h.booked : 0, this.debits.get(userId) ?? 0, holds?.nano ?? 0);
-    if (holdNano === false) return false;
-    if (usageType === null) {
-      // held until releaseMoney; no call settles it
-    } else if (h) h.reserved++;
-    else this.held.set(key, { reserved: 1, booked: 0 });
-    if (holds) {
-      holds.nano += holdNano;
-      holds.calls++;
-    } else this.holds.set(userId, { nano: holdNano, calls: 1 });
+    const holds = check(cached.row, this.spoken);
+    if (holds === false) return false;
+    this.spoken.take(id, holds);
     return true;
   }
 
-  /** The money held by a user's calls in flight, and how many there are. */
-  heldBy(userId: string): { nano: number; calls: number } {
-    const h = this.holds.get(userId);
-    return h ? { nano: h.nano, calls: h.calls } : { nano: 0, calls: 0 };
-  }
-
-  /** Releases a call's hold (it settled: its booking, if any, now counts instead), or a money-only hold. */
-  unholdMoney(userId: string, holdNano: number): void {
-    const h = this.holds.get(userId);
-    if (!h) return;
-    h.nano -= holdNano;
-    if (--h.calls <= 0) this.holds.delete(userId);
+  /** Releases the holds of an admission no booking settles (a paid install's, after its transaction). */
+  release(id: string): void {
+    this.spoken.settle(id, []);
   }
 
   /**
@@ -163,37 +144,26 @@ export class Ledger {
    */
   async settle(b: Booking): Promise<void> {
     if (this.pending.has(b.id)) return;
-    const key = keyOf(b.userId, b.usageType, b.periodKey);
     try {
       if (!this.journal) throw new Error('no journal (an in-memory store)');
       this.journal.append(b);
     } catch (err) {
       if (this.journal) this.log.error({ err }, 'the booking journal cannot be written: booking the call directly in the store');
       this.stats.directApplies++;
-      // the unit and the hold stay until the COMMIT that counts the call in the store
+      // the holds stay until the COMMIT that counts the call in the store
       await this.host.txThen(
         (q) => applyBooking(q, b),
         () => {
-          if (b.status === 'refused') return;
-          this.unhold(key, 'reserved');
-          this.unholdMoney(b.userId, b.holdNano);
-          this.touched(b.userId);
+          this.spoken.settle(b.id, []);
+          if (b.status !== 'refused') this.touched(b.userId);
         },
       );
       return;
     }
     this.stats.appended++;
     this.pending.set(b.id, b);
-    if (b.status === 'refused') return this.schedule(); // a record only: it held nothing
-    this.unholdMoney(b.userId, b.holdNano);
-    const h = this.held.get(key) ?? { reserved: 1, booked: 0 };
-    h.reserved--;
-    if (b.status === 'finalized') {
-      h.booked++;
-      if (b.customerNano) this.debits.set(b.userId, (this.debits.get(b.userId) ?? 0) + b.customerNano);
-    }
-    if (h.reserved + h.booked > 0) this.held.set(key, h);
-    else this.held.delete(key);
+    // the holds go; what the call booked counts instead until it is applied (a refused call: nothing)
+    this.spoken.settle(b.id, bookedOf(b));
     this.schedule();
   }
 
@@ -309,25 +279,14 @@ export class Ledger {
     this.stats.applied++;
     if (b.status === 'refused') return;
     this.touched(b.userId);
-    if (b.status !== 'finalized') return;
-    this.unhold(keyOf(b.userId, b.usageType, b.periodKey), 'booked');
-    if (b.customerNano) {
-      const left = (this.debits.get(b.userId) ?? 0) - b.customerNano;
-      if (left > 0) this.debits.set(b.userId, left);
-      else this.debits.delete(b.userId);
-    }
+    this.spoken.applied(bookedOf(b));
   }
 
   private touched(userId: string): void {
     this.userChanges.set(userId, (this.userChanges.get(userId) ?? 0) + 1);
   }
 
-  private unhold(key: string, what: keyof Held): void {
-    const h = this.held.get(key);
-    if (!h) return;
-    h[what] = Math.max(0, h[what] - 1);
-    if (h.reserved + h.booked === 0) this.held.delete(key);
-  }
+
 }
 
 /** A booking whose account no longer exists (deleted with its records: nothing to bill). */

@@ -3,13 +3,14 @@ import type { ResolvedConfig } from '../../shared/config/resolve.js';
 import { AliasesResponse, type AliasesResponseT } from '../../shared/schemas/gateway.js';
 import { tierOf } from '../money/calls.js';
 import { gatewayPrincipal } from '../gateway/auth.js';
-import { CHAT_PROVIDERS, isAllowed, isChatProvider } from '../gateway/resolve.js';
+import { CHAT_PROVIDERS, hasKey, isAllowed, isChatProvider, proxyPrefix } from '../gateway/resolve.js';
 import { smartRouteProviderOrder } from '../gateway/smart.js';
 import type { RouteOptions } from './index.js';
 
 /** The tier-scoped alias catalog (static for a given config, so built once per tier). */
 export function aliasCatalog(config: ResolvedConfig, tierId: string): AliasesResponseT {
   const tier = tierOf(config, tierId);
+  const ofTier = [...config.models.values()].filter((m) => tier.bands.includes(m.band) && config.providers.get(m.provider)?.enabled !== false);
   return {
     tier: tier.id,
     modelBands: tier.bands,
@@ -17,10 +18,12 @@ export function aliasCatalog(config: ResolvedConfig, tierId: string): AliasesRes
       const rows = targets.map((t) => ({ provider: t.provider, model: t.model, allowed: isChatProvider(t.provider) && isAllowed(config, tier.id, t) }));
       return { alias, targets: rows, allowed: rows.some((r) => r.allowed) };
     }),
-    allowedModels: [...config.models.values()]
-      .filter((m) => (CHAT_PROVIDERS as readonly string[]).includes(m.provider) && tier.bands.includes(m.band))
-      .map((m) => ({ provider: m.provider, model: m.model, band: m.band })),
+    allowedModels: ofTier.filter((m) => isChatProvider(m.provider)).map((m) => ({ provider: m.provider, model: m.model, band: m.band })),
     smartRouteProviderOrder: smartRouteProviderOrder(config),
+    unifiedChatProviders: [...CHAT_PROVIDERS],
+    proxyModels: ofTier
+      .filter((m) => !isChatProvider(m.provider))
+      .map((m) => ({ provider: m.provider, model: m.model, band: m.band, proxy: proxyPrefix(m.provider), providerHasKey: hasKey(config, m.provider) })),
   };
 }
 

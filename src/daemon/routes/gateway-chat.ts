@@ -1,15 +1,17 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { AgwError } from '../../shared/errors.js';
 import { errorResponses } from '../../shared/schemas/common.js';
-import { GatewayChatBody, ProviderAnswer } from '../../shared/schemas/gateway.js';
+import { GatewayChatBody, GatewayChatHeaders, ProviderAnswer } from '../../shared/schemas/gateway.js';
 import { refuse, reserve, release } from '../money/calls.js';
 import { quoteTokens } from '../money/hold.js';
 import { gatewayUser, requireGatewayAuth, storeVersionOf } from '../gateway/auth.js';
-import { Call, deliver, projectFor, readBody, unreachable, upstreamMessage } from '../gateway/relay.js';
+import { Call, deliver, isEventStream, projectFor, unreachable, upstreamMessage } from '../gateway/relay.js';
+import { readErrorBody } from '../gateway/redact.js';
 import { CHAT_PROVIDERS, resolveChatModel } from '../gateway/resolve.js';
 import type { ResolvedConfig } from '../../shared/config/resolve.js';
 import { gatewayOf } from '../gateway/runtime.js';
-import { toCommonBody, toMessagesBody, type CommonChatBody } from '../gateway/translate.js';
+import { MessagesToCommonSse } from '../gateway/sse-translate.js';
+import { toCommonBody, toCommonResponse, toMessagesBody, type CommonChatBody } from '../gateway/translate.js';
 import { providerAuthHeaders } from '../gateway/upstream.js';
 import { estimatePromptTokens } from '../gateway/usage.js';
 import { requireModelAndMessages } from '../gateway/validate.js';
@@ -23,13 +25,16 @@ const REQUEST_PROBLEMS = new Set([400, 404, 413, 422]);
  * or concrete id) is resolved within the caller's tier bands, 1 unit of ai_chat is
  * reserved, the body is translated for the messages-style provider (or gets
  * stream_options.include_usage for the common-format one), and the answer comes back in
- * the provider's own shape, streamed bytes unchanged. No failover here: a failing
- * upstream answers 503 UPSTREAM_UNREACHABLE (failover is the smart route's job).
+ * the provider's own shape, streamed bytes unchanged; with `X-Service-Response-Format:
+ * openai` in the common chat shape for either provider (a messages-style answer rewritten
+ * as the smart route does; any other value is 400 before anything is reserved). No
+ * failover here: a failing upstream answers 503 UPSTREAM_UNREACHABLE (failover is the
+ * smart route's job).
  */
 /** agw's answer to an upstream's non-2xx: 429 passed on, a wrong request 400, anything else 503. */
-function upstreamRefusal(provider: string, status: number, msg: string, retryAfter: string | string[] | undefined): AgwError {
+function upstreamRefusal(provider: string, status: number, msg: string, retryAfter: string | undefined): AgwError {
   if (status === 429) {
-    return new AgwError('UPSTREAM_RATE_LIMITED', `${provider} is rate limiting: ${msg}`, undefined, typeof retryAfter === 'string' ? { 'retry-after': retryAfter } : undefined);
+    return new AgwError('UPSTREAM_RATE_LIMITED', `${provider} is rate limiting: ${msg}`, undefined, retryAfter ? { 'retry-after': retryAfter } : undefined);
   }
   if (REQUEST_PROBLEMS.has(status)) return new AgwError('INVALID_REQUEST', `${provider} rejected the request: ${msg}`);
   return new AgwError('UPSTREAM_UNREACHABLE', `upstream ${provider} answered HTTP ${status}: ${msg}`);
@@ -56,6 +61,7 @@ const gatewayChat: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }
         tags: ['gateway'],
         summary: 'Unified chat: alias resolution within the tier bands, translation, streaming',
         security: [{ bearer: [] }],
+        headers: GatewayChatHeaders,
         body: GatewayChatBody,
         response: { 200: ProviderAnswer, ...errorResponses(400, 401, 402, 403, 429, 503) },
       },
@@ -63,6 +69,7 @@ const gatewayChat: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }
     async (req, reply) => {
       const u = gatewayUser(req);
       const body = req.body as CommonChatBody;
+      const common = req.headers['x-service-response-format'] === 'openai';
       const projectId = await projectFor(ctx, req, u.userId);
       let target;
       try {
@@ -70,7 +77,6 @@ const gatewayChat: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }
       } catch (err) {
         // a model outside the tier: a refused call, in the request log like the 402s and 429s
         if (!(err instanceof AgwError) || err.status !== 403) throw err;
-        const refused = refusedTarget(ctx.config, body.model);
         throw await refuse(
           ctx,
           {
@@ -78,7 +84,7 @@ const gatewayChat: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }
             tier: u.tier,
             keyId: u.kind === 'key' ? u.keyId : null,
             endpoint: 'chat',
-            ...refused,
+            ...refusedTarget(ctx.config, body.model),
             projectId,
             stream: body.stream === true,
             body,
@@ -94,6 +100,7 @@ const gatewayChat: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }
         userId: u.userId,
         tier: u.tier,
         keyId: u.kind === 'key' ? u.keyId : null,
+        keyLimits: u.kind === 'key' ? u.limits : null,
         storeVersion: storeVersionOf(u),
         usageType: 'ai_chat',
         endpoint: 'chat',
@@ -121,19 +128,28 @@ const gatewayChat: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }
         throw e;
       }
       if (up.statusCode < 200 || up.statusCode >= 300) {
-        const text = await readBody(up).catch(() => Buffer.alloc(0));
-        const e = upstreamRefusal(target.provider, up.statusCode, upstreamMessage(text), up.headers['retry-after']);
+        const { body: text } = await readErrorBody(up, gw.redact);
+        const ra = up.headers['retry-after'];
+        const e = upstreamRefusal(target.provider, up.statusCode, upstreamMessage(text, gw.redact), typeof ra === 'string' ? gw.redact.headerValue(ra) : undefined);
         await release(ctx, r, up.statusCode, { err: e });
         throw e;
       }
+      const rewrite = common && target.provider === 'anthropic';
+      const sse = rewrite && isEventStream(up);
       reply
         .code(200)
-        .header('content-type', up.headers['content-type'] ?? 'application/json')
+        .header('content-type', rewrite ? (sse ? 'text/event-stream; charset=utf-8' : 'application/json; charset=utf-8') : gw.redact.headerValue(up.headers['content-type'] ?? 'application/json'))
         .header('cache-control', 'no-cache')
         .header('x-service-resolved-provider', target.provider)
         .header('x-service-resolved-model', target.model)
         .header('x-service-resolved-via-alias', target.viaAlias ? '1' : '0');
-      await deliver(call, up, { provider, model: target.model, price: { kind: 'tokens', promptEstimate: estimatePromptTokens(wire) } });
+      await deliver(call, up, {
+        provider,
+        model: target.model,
+        price: { kind: 'tokens', promptEstimate: estimatePromptTokens(wire) },
+        rewriteSse: sse ? new MessagesToCommonSse(target.model, true) : undefined,
+        rewriteJson: rewrite ? (b) => toCommonResponse(b, target.model) : undefined,
+      });
       return reply;
     },
   );

@@ -4,6 +4,7 @@ import { PortalEntitlements, PortalProjects, type PortalEntitlementsT } from '..
 import { USAGE_TYPES } from '../../shared/providers/index.js';
 import { modelKey } from '../../shared/config/resolve.js';
 import { requireAuth, userOf } from '../auth/principal.js';
+import { CHAT_PROVIDERS, hasKey, isChatProvider } from '../gateway/resolve.js';
 import { projectsOfUser } from '../store/projects.js';
 import { quotaOverrides } from '../store/quota-overrides.js';
 import { quotaPeriod } from '../money/quotas.js';
@@ -50,9 +51,11 @@ const portalAccount: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx
         const m = ctx.config.models.get(modelKey(provider, model));
         return !!m && bands.includes(m.band) && ctx.config.providers.get(provider)?.enabled !== false;
       };
+      // unified chat's models first, then those reached through the proxy
       const allowedModels = [...ctx.config.models.values()]
         .filter((m) => allowed(m.provider, m.model))
-        .map((m) => ({ provider: m.provider, model: m.model, band: m.band }));
+        .map((m) => ({ provider: m.provider, model: m.model, band: m.band, unifiedChat: isChatProvider(m.provider), providerHasKey: hasKey(ctx.config, m.provider) }))
+        .sort((a, b) => Number(b.unifiedChat) - Number(a.unifiedChat));
       const aliases = [...ctx.config.aliases].flatMap(([alias, targets]) => {
         const t = targets.find((x) => allowed(x.provider, x.model));
         return t ? [{ alias, provider: t.provider, modelId: t.model }] : [];
@@ -67,6 +70,7 @@ const portalAccount: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx
         period: { start: new Date(period.start).toISOString(), end, resetsAt: end },
         quotas,
         allowedModels,
+        unifiedChatProviders: [...CHAT_PROVIDERS],
         aliases,
       };
     },

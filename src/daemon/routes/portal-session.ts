@@ -5,13 +5,14 @@ import formbody from '@fastify/formbody';
 import { errorResponses } from '../../shared/schemas/common.js';
 import { LoginBody, LoginResult, LogoutResult, PortalMe } from '../../shared/schemas/portal.js';
 import { AgwError } from '../../shared/errors.js';
-import { checkCsrf, readCookie, requireAuth, userOf } from '../auth/principal.js';
+import { refuseCrossSite } from '../auth/cross-site.js';
+import { readCookie, requireAuth, userOf } from '../auth/principal.js';
 import { hashPassword, verifyPassword } from '../auth/password.js';
 import { createSession, deleteSession, lookupSession, SESSION_COOKIE } from '../auth/sessions.js';
 import { userByEmail, userById } from '../store/users.js';
 import { beginAttempt, forgetAttempt, LOGIN_THROTTLE, pruneAttempts, scopeKey } from '../store/login-attempts.js';
 import { clearSessionCookie, setSessionCookie } from '../web/session-cookie.js';
-import { safeNext, sameOriginPost } from '../web/next.js';
+import { safeNext } from '../web/next.js';
 import { sendPage } from '../web/layout.js';
 import { loginPage } from '../web/login-page.js';
 import type { RouteOptions } from './index.js';
@@ -68,7 +69,7 @@ const portalSession: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx
         tags: ['portal'],
         summary: 'Sign in: sets the service_session cookie (JSON or form body)',
         description:
-          'Form posts from a browser (Accept: text/html) are answered with a 303 to `next` (a same-origin path) or the login page again. Throttled: 5 failures per account and 20 per address in 15 minutes give 429 TOO_MANY_ATTEMPTS with Retry-After.',
+          'Form posts from a browser (Accept: text/html) are answered with a 303 to `next` (a same-origin path) or the login page again. A cross-site sign-in (Sec-Fetch-Site, else Origin) is 403 CSRF_FAILED. Throttled: 5 failures per account and 20 per address in 15 minutes give 429 TOO_MANY_ATTEMPTS with Retry-After.',
         body: LoginBody,
         response: { 200: LoginResult, ...errorResponses(400, 401, 403, 429) },
       },
@@ -76,8 +77,8 @@ const portalSession: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx
     async (req, reply) => {
       const html = isHtmlForm(req);
       const next = safeNext(req.body.next);
-      const form = (req.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded');
-      if (form && !sameOriginPost(ctx, req)) throw new AgwError('CSRF_FAILED', 'cross-site sign-in form refused');
+      // not made with a session, but it makes one: a cross-site sign-in (login CSRF) is refused by the same rule
+      refuseCrossSite(ctx, req);
       try {
         const userId = await checkCredentials(req.body.email, req.body.password, req.ip);
         const session = await createSession(ctx, userId);
@@ -99,7 +100,7 @@ const portalSession: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx
       schema: {
         tags: ['portal'],
         summary: 'Sign out: ends the session and expires the cookie',
-        description: 'With a live session the CSRF token is required (header x-csrf-token or form field _csrf).',
+        description: 'With a live session a cross-site request (Sec-Fetch-Site, else Origin) is refused with 403 CSRF_FAILED; a client sending neither header (curl) needs no token.',
         response: { 200: LogoutResult, ...errorResponses(403) },
       },
     },
@@ -107,7 +108,7 @@ const portalSession: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx
       const sid = readCookie(req, SESSION_COOKIE);
       const session = sid ? await lookupSession(ctx, sid) : null;
       if (sid && session?.kind === 'session') {
-        checkCsrf(req, session.csrfToken);
+        refuseCrossSite(ctx, req);
         await deleteSession(ctx, sid);
       }
       clearSessionCookie(ctx, reply);

@@ -19,6 +19,7 @@ import {
   parseRange,
   projectSpendByProvider,
   userSpendDaily,
+  userPurchases,
   userSpendGroups,
   zeroCells,
   type SpendCells,
@@ -63,7 +64,7 @@ const portalSpend: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }
     async (req): Promise<SpendSummaryT> => {
       const u = userOf(req);
       const range = parseRange(req.query.range);
-      const groups = await userSpendGroups(ctx.db, u.userId, range.since);
+      const [groups, purchases] = await Promise.all([userSpendGroups(ctx.db, u.userId, range.since), userPurchases(ctx.db, u.userId, range.since)]);
       const totals = zeroCells();
       const providers = new Map<string, SpendCells>();
       const projects = new Map<string | null, SpendCells & { name: string }>();
@@ -82,6 +83,7 @@ const portalSpend: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }
         byProject: [...projects]
           .map(([projectId, c]) => ({ projectId, projectName: c.name, ...usd(c) }))
           .sort(byCostDesc),
+        purchases: { count: purchases.count, amount: nanoToUsd(purchases.nano) },
       };
     },
   );
@@ -140,11 +142,13 @@ const portalSpend: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }
       const u = userOf(req);
       const now = Date.now();
       const range = parseRange(req.query.range, now);
-      const rows = new Map((await userSpendDaily(ctx.db, u.userId, range.since)).map((r) => [r.day, r]));
+      const [daily, purchases] = await Promise.all([userSpendDaily(ctx.db, u.userId, range.since), userPurchases(ctx.db, u.userId, range.since)]);
+      const rows = new Map(daily.map((r) => [r.day, r]));
       const days: DailySpendT['days'] = [];
-      const last = Math.max(Math.floor(now / DAY_MS), ...rows.keys());
+      const last = Math.max(Math.floor(now / DAY_MS), ...rows.keys(), ...purchases.byDay.keys());
       for (let d = Math.floor(range.since / DAY_MS); d <= last; d++) {
-        days.push({ date: new Date(d * DAY_MS).toISOString().slice(0, 10), ...usd(rows.get(d) ?? zeroCells()) });
+        const purchaseCost = nanoToUsd(purchases.byDay.get(d) ?? 0);
+        days.push({ date: new Date(d * DAY_MS).toISOString().slice(0, 10), ...usd(rows.get(d) ?? zeroCells()), purchaseCost });
       }
       return { range: rangeView(range), days };
     },

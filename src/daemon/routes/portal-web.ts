@@ -20,7 +20,7 @@ const portalWeb: FastifyPluginAsync<RouteOptions> = async (app, { ctx }) => {
 
   app.get('/', { schema: { hide: true } }, async (req, reply) => {
     const user = await signedIn(req, reply);
-    if (user) return sendPage(reply, dashboardPage(user));
+    if (user) return sendPage(reply, dashboardPage({ ...user, selfTopup: ctx.config.wallet.selfTopup }));
     return sendPage(reply, loginPage({ next: safeNext((req.query as Query).next) }));
   });
 

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Dispatcher } from 'undici';
 import type { ResolvedProvider } from '../../shared/config/resolve.js';
 import { AgwError } from '../../shared/errors.js';
 import { errorResponses } from '../../shared/schemas/common.js';
@@ -8,7 +9,8 @@ import { release, reserve } from '../money/calls.js';
 import { quoteTokens, quoteUnits } from '../money/hold.js';
 import { gatewayUser, requireGatewayAuth, storeVersionOf } from '../gateway/auth.js';
 import { unitCharge } from '../money/pricing.js';
-import { Call, deliver, projectFor, readBody, unreachable } from '../gateway/relay.js';
+import { Call, deliver, projectFor, unreachable } from '../gateway/relay.js';
+import { readErrorBody } from '../gateway/redact.js';
 import { gatewayOf } from '../gateway/runtime.js';
 import { forwardableHeaders, passableHeaders, providerAuthHeaders, UpstreamAbort, UpstreamError } from '../gateway/upstream.js';
 import { estimatePromptTokens } from '../gateway/usage.js';
@@ -20,7 +22,8 @@ import type { RouteOptions } from './index.js';
  * provider's own credentials in place of the caller's. POST calls are metered (one quota
  * unit of the provider's usage type, one usage record, one wallet transaction, priced
  * from the answer's usage or from the provider's units); GET calls (model lists, polling
- * a job) are forwarded free. Non-2xx answers come back unchanged and cost nothing.
+ * a job) are forwarded free. Non-2xx answers come back as they are, but for the provider
+ * secrets redacted in them (and in every header passed back), and cost nothing.
  */
 const proxy: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
   const gw = gatewayOf(ctx);
@@ -66,6 +69,7 @@ const proxy: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
       userId: u.userId,
       tier: u.tier,
       keyId: u.kind === 'key' ? u.keyId : null,
+      keyLimits: u.kind === 'key' ? u.limits : null,
       storeVersion: storeVersionOf(u),
       usageType: charge?.unit.usageType ?? def.usageType,
       endpoint: 'proxy',
@@ -87,10 +91,10 @@ const proxy: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
       await release(ctx, r, null, { err: e });
       throw e;
     }
-    reply.code(up.statusCode).headers(passableHeaders(up.headers));
+    reply.code(up.statusCode).headers(passableHeaders(up.headers, gw.redact));
     if (up.statusCode < 200 || up.statusCode >= 300) {
-      // the provider's refusal (429 with its retry-after, 4xx, 5xx) unchanged, and free
-      const text = await readBody(up).catch(() => Buffer.alloc(0));
+      // the provider's refusal (429 with its retry-after, 4xx, 5xx), free, with its secrets redacted
+      const text = await errorBack(reply, up);
       r.bodies?.response.push(text);
       await release(ctx, r, up.statusCode);
       return reply.send(text);
@@ -119,7 +123,16 @@ const proxy: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
       throw unreachable(provider.def.id, err);
     }
     ctx.metrics.observeUpstream(provider.def.id, up.statusCode < 400 ? 'ok' : up.statusCode === 429 ? 'rate_limited' : up.statusCode >= 500 ? 'http_5xx' : 'http_4xx');
-    return reply.code(up.statusCode).headers(passableHeaders(up.headers)).send(up.body);
+    reply.code(up.statusCode).headers(passableHeaders(up.headers, gw.redact));
+    if (up.statusCode < 200 || up.statusCode >= 300) return reply.send(await errorBack(reply, up));
+    return reply.send(up.body);
+  }
+
+  /** A non-2xx answer's body for the caller: read whole, secrets redacted (decoded if it was compressed). */
+  async function errorBack(reply: FastifyReply, up: Dispatcher.ResponseData): Promise<Buffer> {
+    const { body, decoded } = await readErrorBody(up, gw.redact);
+    if (decoded) reply.removeHeader('content-encoding');
+    return body;
   }
 };
 

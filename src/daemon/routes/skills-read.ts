@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { errorResponses } from '../../shared/schemas/common.js';
 import {
-  PublicVersions, Skill, SkillIdParams, SkillSearchQuery, SkillSearchResult, SkillSlugParams,
+  PublicVersions, Skill, SkillCategories, SkillIdParams, SkillSearchQuery, SkillSearchResult, SkillSlugParams,
 } from '../../shared/schemas/skills.js';
 import { viewerId, visibleSkill } from '../marketplace/access.js';
 import { checkCategory } from '../marketplace/publish.js';
@@ -12,7 +12,7 @@ import { skillById, skillBySlug } from '../store/skills.js';
 import type { RouteOptions } from './index.js';
 
 /**
- * The public marketplace: search, lookup by id and slug, public versions. No credentials
+ * The public marketplace: search, categories, lookup by id and slug, public versions. No credentials
  * needed; when valid ones are sent, owners and earlier installers also see archived skills.
  */
 const skillsRead: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
@@ -34,6 +34,18 @@ const skillsRead: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx })
       const { rows, total } = await searchSkills(ctx.db, { q, category: category || undefined, sort, page, limit });
       return { items: rows.map(skillView), total, page, limit };
     },
+  );
+
+  app.get(
+    '/skills/categories',
+    {
+      schema: {
+        tags,
+        summary: 'The categories a skill may be published in (config marketplace.categories)',
+        response: { 200: SkillCategories },
+      },
+    },
+    async () => ({ items: ctx.config.marketplace.categories }),
   );
 
   app.get(

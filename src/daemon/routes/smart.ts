@@ -6,7 +6,8 @@ import { ChatCompletion, SmartChatBody } from '../../shared/schemas/gateway.js';
 import { release, reserve } from '../money/calls.js';
 import { dearest, quoteTokens } from '../money/hold.js';
 import { gatewayUser, requireGatewayAuth, storeVersionOf } from '../gateway/auth.js';
-import { Call, deliver, isEventStream, projectFor, readBody, upstreamMessage } from '../gateway/relay.js';
+import { Call, deliver, isEventStream, projectFor, upstreamMessage } from '../gateway/relay.js';
+import { readErrorBody } from '../gateway/redact.js';
 import { gatewayOf } from '../gateway/runtime.js';
 import { smartCandidates } from '../gateway/smart.js';
 import { MessagesToCommonSse } from '../gateway/sse-translate.js';
@@ -64,6 +65,7 @@ const smart: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
         userId: u.userId,
         tier: u.tier,
         keyId: u.kind === 'key' ? u.keyId : null,
+        keyLimits: u.kind === 'key' ? u.limits : null,
         storeVersion: storeVersionOf(u),
         usageType: 'ai_chat',
         endpoint: 'smart',
@@ -92,10 +94,10 @@ const smart: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
           continue;
         }
         if (up.statusCode < 200 || up.statusCode >= 300) {
-          const text = await readBody(up).catch(() => Buffer.alloc(0));
+          const { body: text } = await readErrorBody(up, gw.redact);
           lastStatus = up.statusCode;
           if (REQUEST_PROBLEMS.has(up.statusCode)) {
-            const e = new AgwError('INVALID_REQUEST', `${c.provider} rejected the request: ${upstreamMessage(text)}`);
+            const e = new AgwError('INVALID_REQUEST', `${c.provider} rejected the request: ${upstreamMessage(text, gw.redact)}`);
             await release(ctx, r, up.statusCode, { err: e });
             throw e;
           }

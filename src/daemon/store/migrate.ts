@@ -99,9 +99,25 @@ async function appliedVersions(q: Queryable): Promise<Set<number>> {
   return new Set(rows.map((r) => Number(r.version)));
 }
 
-function splitStatements(sql: string): string[] {
-  return sql
-    .split(/;\s*\n/)
-    .map((s) => s.trim().replace(/;$/, ''))
-    .filter((s) => s.length > 0);
+/**
+ * The statements of a migration script: split at a `;` ending a line, except inside a
+ * dollar-quoted body ($fn$ … $fn$: PostgreSQL functions, whose bodies hold statements).
+ */
+export function splitStatements(sql: string): string[] {
+  const out: string[] = [];
+  let current = '';
+  let quote: string | null = null;
+  for (const line of sql.split('\n')) {
+    current += `${line}\n`;
+    for (const m of line.matchAll(/\$[A-Za-z_]*\$/g)) {
+      if (quote === null) quote = m[0];
+      else if (m[0] === quote) quote = null;
+    }
+    if (quote === null && /;\s*$/.test(line)) {
+      out.push(current);
+      current = '';
+    }
+  }
+  out.push(current);
+  return out.map((s) => s.trim().replace(/;$/, '')).filter((s) => s.length > 0);
 }

@@ -94,6 +94,7 @@ export class PgDb implements Db {
   }
 
   run(sql: string, params?: Param[]): Promise<RunResult> {
+    this.changes++;
     return this.outer.run(sql, params);
   }
 
@@ -105,6 +106,7 @@ export class PgDb implements Db {
         await client.query('BEGIN');
         const result = await fn(this.queryable(client));
         await client.query('COMMIT');
+        this.changes++; // this daemon's own writes count at once (others' arrive as agw_changed)
         return result;
       } catch (e) {
         try {
@@ -126,12 +128,100 @@ export class PgDb implements Db {
     await this.pool.query(sql);
   }
 
+  /**
+   * A statement prepared once per pooled connection (node-postgres names it), outside a
+   * transaction: the lease engine's function calls, one round trip each.
+   */
+  async call<T = Row>(name: string, sql: string, params: unknown[]): Promise<T[]> {
+    return (await this.pool.query<T & Row>({ name, text: sql, values: params })).rows as T[];
+  }
+
+  // -- notifications: what other daemons and `agw admin` changed (migration 7's triggers) --
+
+  private listener: pg.Client | null = null;
+  private listening = false;
+  private readonly channels = new Map<string, Set<(payload: string) => void>>();
+  private readonly resets = new Set<() => void>();
+  private changes = 0;
+  private reconnect: NodeJS.Timeout | null = null;
+  private closed = false;
+
+  /**
+   * Runs `fn` for every NOTIFY on `channel` (one connection per daemon listens for all
+   * channels, reconnecting by itself). Also counts agw_changed for `version`.
+   */
+  async listen(channel: string, fn: (payload: string) => void): Promise<void> {
+    let set = this.channels.get(channel);
+    if (!set) this.channels.set(channel, (set = new Set()));
+    set.add(fn);
+    if (this.listener) await this.listener.query(`LISTEN ${channel}`);
+    else await this.connectListener();
+  }
+
+  /** Runs `fn` whenever notifications may have been missed (the listening connection was lost). */
+  onReset(fn: () => void): void {
+    this.resets.add(fn);
+  }
+
+  private async connectListener(): Promise<void> {
+    if (this.closed || this.listener) return;
+    const c = new pg.Client({ connectionString: this.settings.connectionString, connectionTimeoutMillis: this.settings.connectionTimeoutMillis, application_name: 'agw-listen' });
+    const lost = () => {
+      if (this.listener !== c) return;
+      this.listener = null;
+      this.listening = false;
+      this.changes++;
+      for (const fn of this.resets) fn();
+      c.end().catch(() => undefined);
+      if (!this.closed && !this.reconnect) {
+        this.reconnect = setTimeout(() => {
+          this.reconnect = null;
+          this.connectListener().catch(() => undefined);
+        }, 1000);
+        this.reconnect.unref();
+      }
+    };
+    c.on('error', lost);
+    c.on('end', lost);
+    c.on('notification', (n) => {
+      if (n.channel === 'agw_changed') this.changes++;
+      for (const fn of this.channels.get(n.channel) ?? []) fn(n.payload ?? '');
+    });
+    this.listener = c;
+    try {
+      await c.connect();
+      for (const ch of new Set(['agw_changed', ...this.channels.keys()])) await c.query(`LISTEN ${ch}`);
+      this.listening = true;
+      this.changes++;
+      for (const fn of this.resets) fn();
+    } catch (e) {
+      lost();
+      throw e;
+    }
+  }
+
+  /**
+   * A number that changes whenever a key, tier, organization, quota override or a
+   * wallet's unlimited flag may have changed (agw_changed, from any daemon or `agw
+   * admin`), for in-memory copies (auth/key-cache.ts). While no connection listens it
+   * changes on every call: nothing is believed that a missed notification could stale.
+   */
+  version(): number {
+    return this.listening ? this.changes : ++this.changes;
+  }
+
   /** Resolves once a connection works; rejects after the connect timeout otherwise. */
   async ping(): Promise<void> {
     await this.pool.query('SELECT 1');
   }
 
   async close(): Promise<void> {
+    this.closed = true;
+    if (this.reconnect) clearTimeout(this.reconnect);
+    const l = this.listener;
+    this.listener = null;
+    this.listening = false;
+    await l?.end().catch(() => undefined);
     if (!this.pool.ended) await this.pool.end();
   }
 }

@@ -1,4 +1,11 @@
-/** Version 7 for PostgreSQL: the twin of schema-v7-money.ts (the lease functions follow in money/pg-functions.ts). */
+import { PG_BOOK_FUNCTION, PG_MONEY_FUNCTIONS } from '../money/pg-functions.js';
+
+/**
+ * Version 7 for PostgreSQL: the twin of schema-v7-money.ts, plus the lease engine's
+ * functions (money/pg-functions.ts) and the triggers that tell daemons when a key, a
+ * tier, an organization, a quota override or a wallet's unlimited flag changed, so the
+ * copies they keep in memory follow at once (channel agw_changed, payload a user id or '*').
+ */
 export const SCHEMA_PG_V7_MONEY = `
 ALTER TABLE usage_records ADD COLUMN key_id TEXT;
 ALTER TABLE usage_records ADD COLUMN stream BIGINT NOT NULL DEFAULT 0;
@@ -51,4 +58,23 @@ CREATE TABLE leases (
   PRIMARY KEY (pot, daemon_id)
 );
 CREATE INDEX leases_daemon ON leases(daemon_id);
+CREATE FUNCTION agw_changed_v7() RETURNS trigger LANGUAGE plpgsql AS $fn$
+DECLARE
+  v_row jsonb := to_jsonb(coalesce(NEW, OLD));
+BEGIN
+  IF TG_OP = 'UPDATE' AND TG_TABLE_NAME = 'api_keys' AND (to_jsonb(OLD) - 'last_used_at') = (to_jsonb(NEW) - 'last_used_at') THEN
+    RETURN NULL;
+  END IF;
+  PERFORM pg_notify('agw_changed', coalesce(v_row ->> 'user_id', CASE WHEN TG_TABLE_NAME = 'users' THEN v_row ->> 'id' END, '*'));
+  RETURN NULL;
+END
+$fn$;
+CREATE TRIGGER agw_changed AFTER UPDATE OR DELETE ON api_keys FOR EACH ROW EXECUTE FUNCTION agw_changed_v7();
+CREATE TRIGGER agw_changed AFTER UPDATE OF tier OR DELETE ON users FOR EACH ROW EXECUTE FUNCTION agw_changed_v7();
+CREATE TRIGGER agw_changed AFTER UPDATE OR DELETE ON organizations FOR EACH ROW EXECUTE FUNCTION agw_changed_v7();
+CREATE TRIGGER agw_changed AFTER INSERT OR UPDATE OR DELETE ON org_members FOR EACH ROW EXECUTE FUNCTION agw_changed_v7();
+CREATE TRIGGER agw_changed AFTER INSERT OR UPDATE OR DELETE ON quota_overrides FOR EACH ROW EXECUTE FUNCTION agw_changed_v7();
+CREATE TRIGGER agw_changed AFTER UPDATE OF unlimited ON wallets FOR EACH ROW WHEN (OLD.unlimited IS DISTINCT FROM NEW.unlimited) EXECUTE FUNCTION agw_changed_v7();
+${PG_MONEY_FUNCTIONS}
+${PG_BOOK_FUNCTION}
 `;

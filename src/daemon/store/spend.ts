@@ -151,3 +151,26 @@ export function addCells(into: SpendCells, c: SpendCells): SpendCells {
 export function zeroCells(): SpendCells {
   return { calls: 0, failures: 0, rawNano: 0, customerNano: 0 };
 }
+
+/**
+ * The caller's skill purchases since `since` (wallet debits of type skill_purchase): how
+ * many, what they cost (nano-USD, positive) in all and per UTC day. Not calls, so not in
+ * the call figures above; the reports add them as `purchases`.
+ */
+export async function userPurchases(q: Queryable, userId: string, since: number): Promise<{ count: number; nano: number; byDay: Map<number, number> }> {
+  const rows = await q.all<{ day: number; n: number; nusd: number | null }>(
+    `SELECT created_at / ${DAY_MS} AS day, COUNT(*) AS n, SUM(-amount_nusd) AS nusd
+       FROM wallet_transactions WHERE user_id = ? AND type = 'skill_purchase' AND created_at >= ?
+      GROUP BY created_at / ${DAY_MS}`,
+    [userId, since],
+  );
+  const byDay = new Map<number, number>();
+  let count = 0;
+  let nano = 0;
+  for (const r of rows) {
+    count += Number(r.n);
+    nano += Number(r.nusd ?? 0);
+    byDay.set(Number(r.day), Number(r.nusd ?? 0));
+  }
+  return { count, nano, byDay };
+}

@@ -47,6 +47,11 @@ export function findUser(q: Queryable, idOrEmail: string): Promise<UserRow | und
   return idOrEmail.includes('@') ? userByEmail(q, idOrEmail) : userById(q, idOrEmail);
 }
 
+/** Every user, oldest first. */
+export function listUsers(q: Queryable): Promise<UserRow[]> {
+  return q.all<UserRow>('SELECT * FROM users ORDER BY created_at, id');
+}
+
 export async function setUserTier(q: Queryable, id: string, tier: string): Promise<void> {
   await q.run('UPDATE users SET tier = ? WHERE id = ?', [tier, id]);
 }

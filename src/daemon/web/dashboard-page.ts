@@ -5,11 +5,20 @@ const th = (cells: [string, string?][]) =>
   `<thead><tr>${cells.map(([t, cls]) => `<th scope="col"${cls ? ` class="${cls}"` : ''}>${t}</th>`).join('')}</tr></thead>`;
 const SPEND_COLS: [string, string?][] = [['Calls', 'num'], ['Failed', 'num hide-sm'], ['Raw cost', 'num hide-sm'], ['Charged', 'num'], ['<span class="sr">Share</span>']];
 
+/** Self top-up on (config `wallet.selfTopup`): a form the dashboard script posts. */
+const topupForm = `<form id="topup-form" class="row">
+    <div><label for="topup-amount">Add credit (USD)</label><input id="topup-amount" name="amount" type="number" min="0.01" max="10000" step="0.01" required></div>
+    <button type="submit" id="topup-submit">Top up</button>
+  </form>`;
+/** Self top-up off: how to get credit instead. */
+const topupOff = (email: string) =>
+  `<p class="note" id="topup-off">Self top-up is off on this service. To add credit, ask an operator to run <code>agw admin wallet credit ${escapeHtml(email)} AMOUNT</code>.</p>`;
+
 /**
  * The dashboard's shell: headings, labelled controls and empty tables that the
  * dashboard script fills from the JSON API.
  */
-export function dashboardPage(user: PageUser & { tier: string }): string {
+export function dashboardPage(user: PageUser & { tier: string; selfTopup: boolean }): string {
   const body = `
 <h1>Dashboard</h1>
 <p id="status" class="sr" role="status" aria-live="polite"></p>
@@ -27,9 +36,9 @@ export function dashboardPage(user: PageUser & { tier: string }): string {
     <span class="note">since <span id="spend-since">…</span></span>
   </div>
   <dl class="stats" id="totals">
-    ${money('total-calls', 'Calls')}${money('total-failures', 'Failed calls')}${money('total-raw', 'Raw cost')}${money('total-customer', 'Charged')}
+    ${money('total-calls', 'Calls')}${money('total-failures', 'Failed calls')}${money('total-raw', 'Raw cost')}${money('total-customer', 'Charged for calls')}${money('total-purchases', 'Skill purchases')}${money('total-charged', 'Charged')}
   </dl>
-  <h3 id="daily-h">Charged per day</h3>
+  <h3 id="daily-h">Charged per day (calls and skill purchases)</h3>
   <svg id="daily-chart" class="chart" role="img" aria-labelledby="daily-h" viewBox="0 0 800 170"></svg>
   <div class="axis note"><span id="daily-first"></span><span id="daily-max"></span><span id="daily-last"></span></div>
   <details><summary>Daily figures as a table</summary>
@@ -46,11 +55,13 @@ export function dashboardPage(user: PageUser & { tier: string }): string {
 </section>
 <section class="card" aria-labelledby="wallet-h">
   <h2 id="wallet-h">Wallet</h2>
-  <dl class="stats">${money('wallet-balance', 'Balance')}<div><dt>Monthly allowance</dt><dd id="wallet-allowance">…</dd></div></dl>
-  <div class="meter"><div class="lbl"><span id="wallet-meter-l">Allowance used</span><span id="wallet-allowance-of" class="note"></span></div>
+  <dl class="stats">${money('wallet-balance', 'Balance')}<div><dt>Allowance left this month</dt><dd><span id="wallet-allowance">…</span> <span id="wallet-allowance-total" class="note"></span></dd></div></dl>
+  <div class="meter"><div class="lbl"><span id="wallet-meter-l">Allowance used this month</span><span id="wallet-allowance-of" class="note"></span></div>
   <meter id="wallet-meter" min="0" max="1" value="0" aria-labelledby="wallet-meter-l"></meter></div>
+  ${user.selfTopup ? topupForm : topupOff(user.email)}
   <h3>Transactions</h3>
-  <div class="scroll"><table>${th([['When'], ['What'], ['Amount', 'num'], ['Balance after', 'num hide-sm']])}<tbody id="tx-rows"></tbody></table></div>
+  <p class="note">A debit is paid from this month’s allowance first, then from the balance.</p>
+  <div class="scroll"><table>${th([['When'], ['What'], ['Amount', 'num'], ['Paid from', 'hide-sm'], ['Balance after', 'num hide-sm']])}<tbody id="tx-rows"></tbody></table></div>
   <p><button type="button" id="tx-more" class="secondary" hidden>Load more</button></p>
 </section>
 <section class="card" aria-labelledby="ent-h">
@@ -59,8 +70,12 @@ export function dashboardPage(user: PageUser & { tier: string }): string {
   <h3>Capabilities</h3><ul class="tags" id="ent-capabilities"></ul>
   <h3>Model bands</h3><ul class="tags" id="ent-bands"></ul>
   <h3>Quotas <span class="note" id="ent-period"></span></h3><div id="ent-quotas"></div>
-  <details><summary>Allowed models</summary>
+  <details><summary>Models for unified chat</summary>
+    <p class="note"><code>POST /api/gateway/chat</code> serves the models of <span id="ent-chat-providers">openai and anthropic</span> (and the aliases below).</p>
     <div class="scroll"><table>${th([['Provider'], ['Model'], ['Band']])}<tbody id="ent-models"></tbody></table></div></details>
+  <details><summary>Other models, through the proxy</summary>
+    <p class="note">Unified chat does not serve these: call them through the proxy, <code>/api/external/{provider}/…</code> with the provider’s own path and body.</p>
+    <div class="scroll"><table>${th([['Provider'], ['Model'], ['Band'], ['Proxy path']])}<tbody id="ent-proxy-models"></tbody></table></div></details>
   <details><summary>Aliases</summary>
     <div class="scroll"><table>${th([['Alias'], ['Resolves to']])}<tbody id="ent-aliases"></tbody></table></div></details>
 </section>

@@ -2,8 +2,8 @@
  * SKILL.md front matter: YAML only (the `yaml` package, core schema, no custom tags, nothing
  * executed), then the Agent Skills rules for `name` and `description`.
  */
-import { parseDocument, visit } from 'yaml';
-import { SKILL_MD, problem, type Problem } from './types.js';
+import { LineCounter, isMap, isScalar, parseDocument, visit } from 'yaml';
+import { SKILL_MD, problem, type Position, type Problem } from './types.js';
 
 /** Agent Skills: name is 1-64 chars of a-z, 0-9 and single inner hyphens. */
 export const SKILL_NAME_MAX_LENGTH = 64;
@@ -54,11 +54,19 @@ export function checkSkillDescription(description: unknown): Verdict {
   return null;
 }
 
-/** Name and description rules on parsed front matter; `meta` when both are valid. */
-export function checkSkillMeta(data: Record<string, unknown>, path = SKILL_MD): { problems: Problem[]; meta?: SkillMeta } {
+/**
+ * Name and description rules on parsed front matter; `meta` when both are valid. `keys`
+ * (from parseFrontMatter) places a problem on its key's line; a missing key is placed on
+ * the front matter's opening line.
+ */
+export function checkSkillMeta(
+  data: Record<string, unknown>,
+  path = SKILL_MD,
+  keys?: Readonly<Record<string, Position>>,
+): { problems: Problem[]; meta?: SkillMeta } {
   const problems: Problem[] = [];
-  for (const v of [checkSkillName(data.name), checkSkillDescription(data.description)]) {
-    if (v) problems.push(problem(path, v.rule, v.message));
+  for (const [field, v] of [['name', checkSkillName(data.name)], ['description', checkSkillDescription(data.description)]] as const) {
+    if (v) problems.push(problem(path, v.rule, v.message, keys ? (keys[field] ?? FRONT_MATTER_START) : undefined));
   }
   if (problems.length > 0) return { problems };
   return { problems, meta: { name: data.name as string, description: (data.description as string).trim() } };
@@ -73,11 +81,19 @@ export interface FrontMatter {
   data?: Record<string, unknown>;
   body: string;
   problems: Problem[];
+  /** Where each top-level key of the front matter stands in the file (1-based). */
+  keys: Record<string, Position>;
+  /** The file line the body starts on (1-based). */
+  bodyLine: number;
 }
+
+/** The opening "---" line. */
+const FRONT_MATTER_START: Position = { line: 1, column: 1 };
 
 /** Split SKILL.md into YAML front matter and Markdown body; never throws, never executes. */
 export function parseFrontMatter(text: string, path = SKILL_MD): FrontMatter {
-  const bad = (message: string, body = text): FrontMatter => ({ body, problems: [problem(path, 'INVALID_FRONT_MATTER', message)] });
+  const bad = (message: string, body = text, at: Position = FRONT_MATTER_START, bodyLine = 1): FrontMatter =>
+    ({ body, problems: [problem(path, 'INVALID_FRONT_MATTER', message, at)], keys: {}, bodyLine });
   const src = text.startsWith('\uFEFF') ? text.slice(1) : text;
   const lines = src.split(/\r?\n/);
   if (!OPEN.test(lines[0])) {
@@ -90,37 +106,50 @@ export function parseFrontMatter(text: string, path = SKILL_MD): FrontMatter {
   if (close < 0) return bad('front matter is not closed by a "---" line');
   const yamlText = lines.slice(1, close).join('\n');
   const body = lines.slice(close + 1).join('\n');
+  const bodyLine = close + 2;
   if (Buffer.byteLength(yamlText) > FRONT_MATTER_MAX_BYTES) {
-    return bad(`front matter is larger than ${FRONT_MATTER_MAX_BYTES} bytes`, body);
+    return bad(`front matter is larger than ${FRONT_MATTER_MAX_BYTES} bytes`, body, FRONT_MATTER_START, bodyLine);
   }
   if (nestingDepth(yamlText) > FRONT_MATTER_MAX_DEPTH) {
-    return bad(`front matter is nested more than ${FRONT_MATTER_MAX_DEPTH} levels deep`, body);
+    return bad(`front matter is nested more than ${FRONT_MATTER_MAX_DEPTH} levels deep`, body, FRONT_MATTER_START, bodyLine);
   }
 
+  // Positions in the YAML text are offsets; the file line is one more (the opening "---").
+  const counter = new LineCounter();
+  const at = (offset: number | undefined): Position => {
+    const { line, col } = counter.linePos(offset ?? 0);
+    return { line: line + 1, column: col };
+  };
   const problems: Problem[] = [];
+  const keys: Record<string, Position> = {};
   let data: unknown;
   try {
     const doc = parseDocument(yamlText, {
-      version: '1.2', schema: 'core', merge: false, uniqueKeys: true, prettyErrors: false, logLevel: 'silent',
+      version: '1.2', schema: 'core', merge: false, uniqueKeys: true, prettyErrors: false, logLevel: 'silent', lineCounter: counter,
     });
     for (const e of [...doc.errors, ...doc.warnings]) {
-      problems.push(problem(path, 'INVALID_FRONT_MATTER', `invalid YAML: ${e.message.split('\n')[0]}`));
+      problems.push(problem(path, 'INVALID_FRONT_MATTER', `invalid YAML: ${e.message.split('\n')[0]}`, at(e.pos[0])));
     }
     visit(doc, {
       Node(_key, node) {
         if (node.tag && !CORE_TAGS.has(node.tag)) {
-          problems.push(problem(path, 'INVALID_FRONT_MATTER', `YAML tag "${node.tag}" is not allowed`));
+          problems.push(problem(path, 'INVALID_FRONT_MATTER', `YAML tag "${node.tag}" is not allowed`, at(node.range?.[0])));
         }
       },
     });
-    if (problems.length > 0) return { body, problems: dedupe(problems) };
+    if (problems.length > 0) return { body, problems: dedupe(problems), keys, bodyLine };
+    if (isMap(doc.contents)) {
+      for (const pair of doc.contents.items) {
+        if (isScalar(pair.key) && !(String(pair.key.value) in keys)) keys[String(pair.key.value)] = at(pair.key.range?.[0]);
+      }
+    }
     data = doc.toJS({ maxAliasCount: 50 });
   } catch (e) {
-    return bad(`invalid YAML: ${(e as Error).message}`, body);
+    return bad(`invalid YAML: ${(e as Error).message}`, body, FRONT_MATTER_START, bodyLine);
   }
   if (data === null || data === undefined) data = {};
-  if (typeof data !== 'object' || Array.isArray(data)) return bad('front matter must be a YAML mapping', body);
-  return { data: data as Record<string, unknown>, body, problems: [] };
+  if (typeof data !== 'object' || Array.isArray(data)) return bad('front matter must be a YAML mapping', body, { line: 2, column: 1 }, bodyLine);
+  return { data: data as Record<string, unknown>, body, problems: [], keys, bodyLine };
 }
 
 /**

@@ -1,7 +1,7 @@
 /** Public API of the skill bundle validator (shared by daemon and CLI). */
 export {
-  BUNDLE_PATH, MAX_FILES, MAX_FILE_BYTES, MAX_PATH_LENGTH, MAX_SEGMENT_LENGTH, RULES, SKILL_MD,
-  type BundleEntry, type Problem, type Rule,
+  BUNDLE_PATH, MAX_FILES, MAX_FILE_BYTES, MAX_PATH_LENGTH, MAX_SEGMENT_LENGTH, RULES, SKILL_MD, WARNING_RULES,
+  type BundleEntry, type Position, type Problem, type Rule, type WarningRule,
 } from './types.js';
 export { checkCollisions, checkPath } from './paths.js';
 export {
@@ -10,6 +10,9 @@ export {
   checkSkillDescription, checkSkillMeta, checkSkillName, isValidSkillName, parseFrontMatter,
   type FrontMatter, type SkillMeta,
 } from './frontmatter.js';
-export { TOOL_MANIFEST_MAX_DEPTH, TOOL_NAME_PATTERN, checkToolManifest, isToolManifestPath, jsonDepth, schemaError } from './tools.js';
-export { bundleErrorCode, bundleErrorStatus, validateBundle, type BundleErrorCode, type BundleValidation } from './validate.js';
+export {
+  BODY_MAX_LINES, COMPATIBILITY_MAX_LENGTH, SKILL_FIELDS, TEMPLATE_DESCRIPTION, checkFields, checkGuidance, didYouMean, editDistance,
+} from './fields.js';
+export { TOOL_MANIFEST_MAX_DEPTH, jsonErrorPlace, TOOL_NAME_PATTERN, checkToolManifest, isToolManifestPath, jsonDepth, schemaError } from './tools.js';
+export { bundleErrorCode, bundleErrorStatus, validateBundle, type BundleErrorCode, type BundleValidation, type ValidateOptions } from './validate.js';
 export { DEFAULT_IGNORES, IGNORE_FILE, MAX_WALK_ENTRIES, compileIgnore, readBundleDir, type ReadBundleOptions } from './read-dir.js';

@@ -2,6 +2,7 @@
 import { constants } from 'node:fs';
 import { lstat, open, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import ignore from 'ignore';
 import { isToolManifestPath } from './tools.js';
 import { MAX_FILE_BYTES, MAX_FILES, SKILL_MD, type BundleEntry } from './types.js';
 
@@ -18,27 +19,14 @@ export const MAX_WALK_ENTRIES = 10_000;
 type Matcher = (rel: string, isDir: boolean) => boolean;
 
 /**
- * gitignore subset: `#` comments, `name` / `*.ext` / `a?c` match a basename at any depth,
- * a trailing `/` matches directories only, a pattern containing `/` (or a leading `/`) is
- * matched against the whole path from the root; `**` crosses directories. `!` is not supported.
+ * `.agwignore` means what `.gitignore` means (the `ignore` package, as ESLint and Prettier
+ * use it): comments, `!` negation, character classes, `**`, trailing `/` for directories,
+ * a leading or middle `/` anchors the pattern to the bundle root. As in git, a file inside
+ * an ignored directory cannot be re-included (the walk never enters that directory).
  */
 export function compileIgnore(patterns: readonly string[]): Matcher {
-  const rules = patterns
-    .map((p) => p.trim())
-    .filter((p) => p !== '' && !p.startsWith('#') && !p.startsWith('!'))
-    .map((p) => {
-      const dirOnly = p.endsWith('/');
-      const body = dirOnly ? p.replace(/\/+$/, '') : p;
-      const anchored = body.includes('/');
-      const glob = body.replace(/^\/+/, '');
-      const src = glob
-        .split('**')
-        .map((part) => part.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*').replace(/\?/g, '[^/]'))
-        .join('.*');
-      return { dirOnly, anchored, re: new RegExp(`^${src}$`) };
-    });
-  return (rel, isDir) =>
-    rules.some((r) => (!r.dirOnly || isDir) && r.re.test(r.anchored ? rel : rel.slice(rel.lastIndexOf('/') + 1)));
+  const ig = ignore({ allowRelativePaths: false }).add(patterns as string[]);
+  return (rel, isDir) => ig.ignores(isDir ? `${rel}/` : rel);
 }
 
 async function readIgnoreFile(dir: string): Promise<string[]> {

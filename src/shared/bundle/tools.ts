@@ -1,7 +1,7 @@
 /** Tool manifests: every `tools/*.json` is {name, description, parameters: JSON Schema object}. */
 import { Ajv, type AnySchemaObject } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { problem, type Problem } from './types.js';
+import { problem, type Position, type Problem } from './types.js';
 
 // Created once, on first use (building an instance compiles its meta-schema: `agw skill
 // validate` should not pay for a dialect the bundle does not use). strict off so ordinary
@@ -58,6 +58,18 @@ export function schemaError(schema: AnySchemaObject): string | null {
   }
 }
 
+/**
+ * A JSON.parse error as a message and a line:column: V8 reports a character offset
+ * ("… in JSON at position 42", newer versions add "(line 3 column 5)"), or nothing at the end.
+ */
+export function jsonErrorPlace(src: string, raw: string): { message: string; at: Position } {
+  const m = /\s+in JSON at position (\d+)(?:\s*\(line \d+ column \d+\))?/.exec(raw);
+  const offset = m ? Math.min(Number(m[1]), src.length) : src.length;
+  const before = src.slice(0, offset).split('\n');
+  const at = { line: before.length, column: before[before.length - 1].length + 1 };
+  return { message: m ? raw.slice(0, m.index) + raw.slice(m.index + m[0].length) : raw, at };
+}
+
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Problems of one manifest (already decoded text); `name` when the manifest names a tool. */
@@ -65,10 +77,12 @@ export function checkToolManifest(path: string, text: string): { problems: Probl
   const manifest = (message: string) => problem(path, 'INVALID_TOOL_MANIFEST', message);
   const schemaProblem = (message: string) => problem(path, 'INVALID_TOOL_SCHEMA', message);
   let doc: unknown;
+  const src = text.startsWith('\uFEFF') ? text.slice(1) : text;
   try {
-    doc = JSON.parse(text.startsWith('\uFEFF') ? text.slice(1) : text);
+    doc = JSON.parse(src);
   } catch (e) {
-    return { problems: [manifest(`not valid JSON: ${(e as Error).message}`)] };
+    const { message, at } = jsonErrorPlace(src, (e as Error).message);
+    return { problems: [problem(path, 'INVALID_TOOL_MANIFEST', `not valid JSON: ${message}`, at)] };
   }
   if (!isObject(doc)) return { problems: [manifest('manifest must be a JSON object {name, description, parameters}')] };
   if (jsonDepth(doc) > TOOL_MANIFEST_MAX_DEPTH) {

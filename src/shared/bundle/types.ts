@@ -11,11 +11,16 @@ export interface BundleEntry {
   content?: Buffer;
 }
 
-/** One validation problem. `rule` is a stable UPPER_SNAKE code. */
+/**
+ * One validation problem (or warning). `rule` is a stable UPPER_SNAKE code; `line` and
+ * `column` (1-based, in the file named by `path`) are set when the problem has a place.
+ */
 export interface Problem {
   path: string;
   rule: string;
   message: string;
+  line?: number;
+  column?: number;
 }
 
 /** At most this many files (non-directory entries) per bundle. */
@@ -52,12 +57,35 @@ export const RULES = [
   'MISSING_DESCRIPTION',
   'INVALID_DESCRIPTION',
   'DESCRIPTION_TOO_LONG',
+  'INVALID_LICENSE',
+  'INVALID_COMPATIBILITY',
+  'INVALID_METADATA',
+  'INVALID_ALLOWED_TOOLS',
   'INVALID_TOOL_MANIFEST',
   'INVALID_TOOL_SCHEMA',
   'DUPLICATE_TOOL_NAME',
 ] as const;
 export type Rule = (typeof RULES)[number];
 
-export function problem(path: string, rule: Rule, message: string): Problem {
-  return { path, rule, message };
+/**
+ * Every warning code: reported, never a reason to refuse a bundle (the marketplace publishes
+ * a bundle with warnings; `agw skill validate` exits 0 on warnings alone).
+ */
+export const WARNING_RULES = [
+  'UNKNOWN_FIELD',
+  'METADATA_NOT_STRING',
+  'BODY_TOO_LONG',
+  'PLACEHOLDER_DESCRIPTION',
+  'NAME_DIRECTORY_MISMATCH',
+] as const;
+export type WarningRule = (typeof WARNING_RULES)[number];
+
+/** Where in a file: 1-based line and column. */
+export interface Position {
+  line: number;
+  column: number;
+}
+
+export function problem(path: string, rule: Rule | WarningRule, message: string, at?: Position): Problem {
+  return at ? { path, rule, message, line: at.line, column: at.column } : { path, rule, message };
 }

@@ -1,12 +1,16 @@
 /** The one bundle validator: every problem at once, used by the daemon (publish) and the CLI. */
+import { checkFields, checkGuidance } from './fields.js';
 import { checkSkillMeta, parseFrontMatter, type SkillMeta } from './frontmatter.js';
 import { checkCollisions, checkPath } from './paths.js';
 import { checkToolManifest, isToolManifestPath } from './tools.js';
 import { BUNDLE_PATH, MAX_FILE_BYTES, MAX_FILES, SKILL_MD, problem, type BundleEntry, type Problem } from './types.js';
 
 export interface BundleValidation {
+  /** No problems (warnings do not count). */
   ok: boolean;
   problems: Problem[];
+  /** Reported, never a reason to refuse the bundle (WARNING_RULES). */
+  warnings: Problem[];
   /** name and description from SKILL.md, when both are valid (even if other problems exist). */
   meta?: SkillMeta;
 }
@@ -24,13 +28,19 @@ function decode(entry: BundleEntry, problems: Problem[]): string | undefined {
   }
 }
 
+export interface ValidateOptions {
+  /** The name of the folder the bundle was read from: a warning when it is not the skill's name. */
+  dirName?: string;
+}
+
 /**
  * Validate a bundle. Directory entries are only path-checked (a trailing "/" is allowed) and do
  * not count as files; every other entry must be a regular file. Content checks (SKILL.md,
  * tools/*.json) run on regular files within the size limit; a missing `content` counts as empty.
  */
-export function validateBundle(entries: readonly BundleEntry[]): BundleValidation {
+export function validateBundle(entries: readonly BundleEntry[], opts: ValidateOptions = {}): BundleValidation {
   const problems: Problem[] = [];
+  const warnings: Problem[] = [];
   const files: BundleEntry[] = [];
   const readable = new Set<BundleEntry>();
   for (const entry of entries) {
@@ -66,8 +76,10 @@ export function validateBundle(entries: readonly BundleEntry[]): BundleValidatio
       const fm = parseFrontMatter(text);
       problems.push(...fm.problems);
       if (fm.data) {
-        const checked = checkSkillMeta(fm.data);
-        problems.push(...checked.problems);
+        const checked = checkSkillMeta(fm.data, SKILL_MD, fm.keys);
+        const fields = checkFields(fm.data, fm.keys);
+        problems.push(...checked.problems, ...fields.problems);
+        warnings.push(...fields.warnings, ...checkGuidance({ ...fm, data: fm.data }, opts.dirName));
         meta = checked.meta;
       }
     }
@@ -88,7 +100,8 @@ export function validateBundle(entries: readonly BundleEntry[]): BundleValidatio
       toolNames.set(tool.name, entry.path);
     }
   }
-  return meta ? { ok: problems.length === 0, problems, meta } : { ok: problems.length === 0, problems };
+  const ok = problems.length === 0;
+  return meta ? { ok, problems, warnings, meta } : { ok, problems, warnings };
 }
 
 /**

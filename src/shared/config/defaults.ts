@@ -127,12 +127,31 @@ export const DEFAULT_CATEGORIES = [
 
 export const DEFAULT_PLATFORM_FEE = 0.2;
 
+/** Publish uploads: idle and overall time limits, and how many one account may run at once. */
+export const DEFAULT_UPLOADS = {
+  uploadIdleTimeoutMs: 30_000,
+  uploadTimeoutMs: 600_000,
+  maxConcurrentUploads: 3,
+};
+
+/** Self top-up is off unless the config turns it on (money is minted by operators). */
+export const DEFAULT_WALLET = { selfTopup: false };
+
 export const DEFAULT_GATEWAY = {
   connectTimeoutMs: 5_000,
   responseTimeoutMs: 120_000,
   cooldownMs: 30_000,
   failureThreshold: 3,
+  /** no longer used (reservations are held in memory; see leaseTtlMs): accepted so old config files still load */
   reservationTtlMs: 15 * 60_000,
+  /**
+   * PostgreSQL: a daemon's budget leases are returned this long after its last heartbeat
+   * (it heartbeats every fifth of it; money/pg-engine.ts). The bound on how long a killed
+   * daemon's unused funds and units stay out of reach.
+   */
+  leaseTtlMs: 10_000,
+  /** how often keys' lastUsedAt is written (auth/key-usage.ts) */
+  keyLastUsedFlushMs: 60_000,
 };
 
 /** The request log (usage_records): how long records and bodies are kept. */

@@ -9,6 +9,8 @@ import {
   DEFAULT_PLATFORM_FEE,
   DEFAULT_SMART_ROUTES,
   DEFAULT_TIERS,
+  DEFAULT_UPLOADS,
+  DEFAULT_WALLET,
   SMART_ROUTE_CLASSES,
   type SmartRouteClass,
   type Target,
@@ -50,7 +52,9 @@ export interface ResolvedConfig {
   tiers: Map<string, TierDef>;
   aliases: Map<string, Target[]>;
   smartRoutes: Record<SmartRouteClass, Target[]>;
-  marketplace: { platformFee: number; categories: string[] };
+  marketplace: { platformFee: number; categories: string[] } & typeof DEFAULT_UPLOADS;
+  /** `selfTopup`: POST /api/wallet/topup credits directly (else 403 TOPUP_DISABLED). */
+  wallet: { selfTopup: boolean };
   gateway: typeof DEFAULT_GATEWAY;
   logs: typeof DEFAULT_LOGS;
   /** OpenTelemetry export (absent: off, nothing of it loaded) */
@@ -188,7 +192,11 @@ export function resolveConfig(
       marketplace: {
         platformFee: file.marketplace?.platformFee ?? DEFAULT_PLATFORM_FEE,
         categories: file.marketplace?.categories ?? DEFAULT_CATEGORIES,
+        uploadIdleTimeoutMs: file.marketplace?.uploadIdleTimeoutMs ?? DEFAULT_UPLOADS.uploadIdleTimeoutMs,
+        uploadTimeoutMs: file.marketplace?.uploadTimeoutMs ?? DEFAULT_UPLOADS.uploadTimeoutMs,
+        maxConcurrentUploads: file.marketplace?.maxConcurrentUploads ?? DEFAULT_UPLOADS.maxConcurrentUploads,
       },
+      wallet: { selfTopup: file.wallet?.selfTopup ?? DEFAULT_WALLET.selfTopup },
       gateway: { ...DEFAULT_GATEWAY, ...(file.gateway ?? {}) },
       logs: resolveLogs(file.logs),
       telemetry: file.telemetry?.otlpEndpoint

@@ -113,6 +113,28 @@ export const ConfigSchema = Type.Object(
         {
           platformFee: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
           categories: Type.Optional(Type.Array(Type.String({ pattern: '^[a-z0-9][a-z0-9-]*$' }), { minItems: 1 })),
+          uploadIdleTimeoutMs: Type.Optional(
+            Type.Integer({ minimum: 100, maximum: 600000, description: 'a publish upload that sends nothing for this long is answered 408 (default 30000)' }),
+          ),
+          uploadTimeoutMs: Type.Optional(
+            Type.Integer({ minimum: 1000, maximum: 3600000, description: 'a publish upload must have arrived within this time, else 408 (default 600000)' }),
+          ),
+          maxConcurrentUploads: Type.Optional(
+            Type.Integer({ minimum: 1, maximum: 100, description: 'publish uploads in progress per account (per daemon); more get 429 TOO_MANY_UPLOADS (default 3)' }),
+          ),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    wallet: Type.Optional(
+      Type.Object(
+        {
+          selfTopup: Type.Optional(
+            Type.Boolean({
+              description:
+                'POST /api/wallet/topup credits the caller directly only when true (default false; `agw serve --demo` turns it on). Otherwise it is 403 TOPUP_DISABLED and an operator credits with `agw admin wallet credit`.',
+            }),
+          ),
         },
         { additionalProperties: false },
       ),
@@ -124,7 +146,13 @@ export const ConfigSchema = Type.Object(
           responseTimeoutMs: Type.Optional(Type.Integer({ minimum: 100, maximum: 600000 })),
           cooldownMs: Type.Optional(Type.Integer({ minimum: 0, maximum: 3600000 })),
           failureThreshold: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
-          reservationTtlMs: Type.Optional(Type.Integer({ minimum: 1000 })),
+          reservationTtlMs: Type.Optional(Type.Integer({ minimum: 1000, description: 'no longer used (accepted for old config files)' })),
+          leaseTtlMs: Type.Optional(
+            Type.Integer({ minimum: 500, maximum: 600000, description: 'PostgreSQL: how long a stopped daemon keeps its budget leases (default 10000)' }),
+          ),
+          keyLastUsedFlushMs: Type.Optional(
+            Type.Integer({ minimum: 100, maximum: 3600000, description: 'how often keys’ lastUsedAt (minute resolution) is written; default 60000' }),
+          ),
         },
         { additionalProperties: false },
       ),

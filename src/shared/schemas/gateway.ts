@@ -6,8 +6,24 @@ import { Wallet } from './wallet.js';
 
 const Role = Type.Union([Type.Literal('system'), Type.Literal('user'), Type.Literal('assistant'), Type.Literal('tool')]);
 
+/** A text part of a multi-part message (what the OpenAI SDK sends for multi-part text). */
+export const TextPart = Type.Object(
+  { type: Type.Literal('text'), text: Type.String() },
+  { title: 'TextPart', additionalProperties: true },
+);
+
 export const ChatMessage = Type.Object(
-  { role: Role, content: Type.String() },
+  {
+    role: Role,
+    // one schema with two types, not a union: Ajv's coercion inside union branches would
+    // rewrite a one-part array while trying the string branch
+    content: Type.Unsafe<string | Static<typeof TextPart>[]>({
+      type: ['string', 'array'],
+      items: TextPart,
+      minItems: 1,
+      description: 'a string, or an array of text parts ({"type":"text","text":"…"}); anything else is 400 INVALID_REQUEST',
+    }),
+  },
   { title: 'ChatMessage', additionalProperties: true },
 );
 
@@ -30,6 +46,16 @@ export const GatewayChatBody = Type.Object(
   { title: 'GatewayChatRequest', additionalProperties: true },
 );
 export type GatewayChatBodyT = Static<typeof GatewayChatBody>;
+
+/** Unified chat's optional request header (an agw addition: docs/contract-additions.md). */
+export const GatewayChatHeaders = Type.Object({
+  'x-service-response-format': Type.Optional(
+    Type.Union([Type.Literal('openai'), Type.Literal('provider')], {
+      description:
+        'openai: the answer in the common chat shape (JSON and SSE chunks) whichever provider serves the call; provider (the default): the resolved provider’s own shape',
+    }),
+  ),
+});
 
 export const SmartChatBody = Type.Object(
   {
@@ -114,8 +140,21 @@ export const AliasesResponse = Type.Object(
         allowed: Type.Boolean(),
       }),
     ),
-    allowedModels: Type.Array(Type.Object({ provider: Type.String(), model: Type.String(), band: Band })),
+    allowedModels: Type.Array(Type.Object({ provider: Type.String(), model: Type.String(), band: Band }), {
+      description: 'models of the tier that unified chat (POST /api/gateway/chat) serves',
+    }),
     smartRouteProviderOrder: Type.Array(Type.String()),
+    unifiedChatProviders: Type.Array(Type.String(), { description: 'agw addition: the providers unified chat serves' }),
+    proxyModels: Type.Array(
+      Type.Object({
+        provider: Type.String(),
+        model: Type.String(),
+        band: Band,
+        proxy: Type.String({ description: 'the proxy path prefix, /api/external/{provider}/, followed by the provider’s own path' }),
+        providerHasKey: Type.Boolean({ description: 'false: no API key for this provider on this service, calls are refused' }),
+      }),
+      { description: 'agw addition: models of the tier that unified chat does not serve, reached through the proxy' },
+    ),
   },
   { title: 'GatewayAliasesResponse' },
 );

@@ -19,7 +19,7 @@ const authorizeFields = {
 export const AuthorizeQuery = Type.Object(authorizeFields, { additionalProperties: true });
 
 export const ConsentBody = Type.Object(
-  { ...authorizeFields, decision: Str('approve or deny'), _csrf: Str('the session’s CSRF token') },
+  { ...authorizeFields, decision: Str('approve or deny'), _csrf: Str('sent by the consent page; not checked: a cross-site post is refused by its Sec-Fetch-Site / Origin headers') },
   { additionalProperties: true },
 );
 

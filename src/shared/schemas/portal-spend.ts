@@ -43,6 +43,13 @@ export const SpendSummary = Type.Object(
         customerCost: Type.Number(),
       }),
     ),
+    purchases: Type.Object(
+      {
+        count: Type.Integer(),
+        amount: Type.Number({ description: 'USD charged to the wallet for skills' }),
+      },
+      { description: 'agw addition: skill purchases in the range (not calls, so not in totals); charged in all = totals.customerCost + purchases.amount' },
+    ),
   },
   { title: 'SpendSummary' },
 );
@@ -73,6 +80,7 @@ export const DailySpend = Type.Object(
         failures: Type.Integer(),
         rawCost: Type.Number(),
         customerCost: Type.Number(),
+        purchaseCost: Type.Number({ description: 'USD charged that day for skill purchases' }),
       }),
     ),
   },

@@ -22,7 +22,10 @@ export const PortalMe = Type.Object(
     userId: Type.String(),
     email: Type.String(),
     tier: Type.String(),
-    csrfToken: Type.String({ description: 'Send as x-csrf-token on state-changing calls made with the session' }),
+    csrfToken: Type.String({
+      description:
+        'The session’s token, for clients that send x-csrf-token; not required: cross-site requests are refused by their Sec-Fetch-Site / Origin headers',
+    }),
   },
   { title: 'PortalMe' },
 );
@@ -83,7 +86,16 @@ export const PortalEntitlements = Type.Object(
     modelBands: Type.Array(Band),
     period: Type.Object({ start: DateTime(), end: DateTime(), resetsAt: DateTime() }),
     quotas: Type.Record(Type.String(), Quota),
-    allowedModels: Type.Array(Type.Object({ provider: Type.String(), model: Type.String(), band: Band })),
+    allowedModels: Type.Array(
+      Type.Object({
+        provider: Type.String(),
+        model: Type.String(),
+        band: Band,
+        unifiedChat: Type.Boolean({ description: 'true: POST /api/gateway/chat serves it; false: reached through the proxy, /api/external/{provider}/…' }),
+        providerHasKey: Type.Boolean({ description: 'false: no API key for this provider on this service, calls are refused' }),
+      }),
+    ),
+    unifiedChatProviders: Type.Array(Type.String(), { description: 'the providers unified chat serves' }),
     aliases: Type.Array(Type.Object({ alias: Type.String(), provider: Type.String(), modelId: Type.String() })),
   },
   { title: 'PortalEntitlements' },

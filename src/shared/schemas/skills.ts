@@ -57,6 +57,12 @@ export const SkillSearchResult = Type.Object(
   { title: 'SkillSearchResult' },
 );
 
+export const SkillCategories = Type.Object(
+  { items: Type.Array(Type.String(), { description: 'marketplace.categories, in configured order' }) },
+  { title: 'SkillCategories' },
+);
+export type SkillCategoriesT = Static<typeof SkillCategories>;
+
 /** Version strings appear in URL paths: printable, no whitespace and no "/". */
 const VERSION_PATTERN = '^[^\\s/\\u0000-\\u001f\\u007f]+$';
 

@@ -39,6 +39,9 @@ export const WalletTransaction = Type.Object(
     model: Type.Optional(Type.String()),
     projectId: Type.Optional(Type.String()),
     skillId: Type.Optional(Type.Integer()),
+    fromAllowance: Type.Optional(
+      Type.Number({ description: 'agw addition: USD of this debit paid from the monthly allowance (the rest came from the balance); 0 for credits' }),
+    ),
   },
   { title: 'WalletTransaction' },
 );

@@ -2,7 +2,11 @@ import type { Command } from 'commander';
 
 type Action = (args: string[], opts: Record<string, unknown>) => Promise<void>;
 
-/** `agw admin …`: acts on the store named by --data/--config, also while a daemon runs. */
+/**
+ * `agw admin …`: acts on the store named by --data/--config, also while a daemon runs. On
+ * a terminal each command names that store first (stderr); a data directory without a
+ * store is refused except by `user create` and `migrate`, which create it.
+ */
 export function registerAdmin(program: Command): void {
   const admin = program
     .command('admin')
@@ -33,6 +37,7 @@ export function registerAdmin(program: Command): void {
     .option('--tier <tier>', 'tier id', 'free')
     .option('--password <password>', 'portal password (generated when not given)');
   leaf(user, 'set-tier <user> <tier>', 'change a user’s tier', 'agw admin user set-tier ada@example.com team', 'userSetTier');
+  leaf(user, 'list', 'every user: id, email, name, tier, createdAt', 'agw admin user list --data /srv/agw --json', 'userList');
 
   const org = admin.command('org').description('organizations');
   leaf(org, 'create', 'create an organization', 'agw admin org create --name Acme --tier team', 'orgCreate')
@@ -47,6 +52,7 @@ export function registerAdmin(program: Command): void {
     'label',
   );
   leaf(key, 'revoke <keyId>', 'revoke a key at once', 'agw admin key revoke key_…', 'keyRevoke');
+  leaf(key, 'list <user>', 'a user’s keys (never the secrets): id, name, prefix, createdAt, lastUsedAt, revoked', 'agw admin key list ada@example.com --json', 'keyList');
 
   const wallet = admin.command('wallet').description('wallets');
   leaf(wallet, 'credit <user> <amount>', 'credit USD to a wallet', 'agw admin wallet credit ada@example.com 25 --note "welcome"', 'walletCredit').option(

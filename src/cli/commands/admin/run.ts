@@ -1,58 +1,19 @@
 import { randomBytes } from 'node:crypto';
-import { resolve } from 'node:path';
-import { loadConfig, ConfigError } from '../../../shared/config/load.js';
 import type { ResolvedConfig } from '../../../shared/config/resolve.js';
 import { USAGE_TYPES, type UsageType } from '../../../shared/providers/types.js';
 import { usdToNano, nanoToUsd } from '../../../shared/money.js';
 import { newId } from '../../../shared/ids.js';
 import type { Db } from '../../../daemon/store/db.js';
-import { openAndMigrate } from '../../../daemon/store/open.js';
-import type { MigrationReport } from '../../../daemon/store/migrate.js';
-import { createUser, findUser, setUserTier, userByEmail, type UserRow } from '../../../daemon/store/users.js';
+import { createUser, findUser, listUsers, setUserTier, userByEmail, type UserRow } from '../../../daemon/store/users.js';
 import { addOrgMember, createOrg, orgById, setOrgActive } from '../../../daemon/store/orgs.js';
-import { createApiKey, revokeApiKey } from '../../../daemon/store/keys.js';
+import { createApiKey, listApiKeys, revokeApiKey } from '../../../daemon/store/keys.js';
 import { credit, setUnlimited } from '../../../daemon/money/wallets.js';
 import { setQuotaOverride } from '../../../daemon/store/quota-overrides.js';
 import { addProjectMember, createProject, projectByUid } from '../../../daemon/store/projects.js';
 import { hashPassword } from '../../../daemon/auth/password.js';
-import { configFileFor, defaultDataDir } from '../../../daemon/paths.js';
-import { CliError, UsageError, storeError } from '../../errors.js';
-import { printJson, printKv } from '../../output.js';
-
-interface Opts {
-  data?: string;
-  config?: string;
-  json?: boolean;
-  [k: string]: unknown;
-}
-
-async function withStore<T>(
-  opts: Opts,
-  fn: (db: Db, config: ResolvedConfig, migrated: MigrationReport) => Promise<T>,
-): Promise<void> {
-  const dataDir = resolve(opts.data ?? defaultDataDir());
-  let config: ResolvedConfig;
-  try {
-    config = loadConfig(configFileFor(dataDir, opts.config));
-  } catch (e) {
-    if (e instanceof ConfigError) throw new UsageError(e.message);
-    throw e;
-  }
-  let opened: Awaited<ReturnType<typeof openAndMigrate>>;
-  try {
-    opened = await openAndMigrate({ store: config.store, dataDir });
-  } catch (e) {
-    throw storeError(e);
-  }
-  const { db, report } = opened;
-  try {
-    const out = (await fn(db, config, report)) as Record<string, unknown>;
-    if (opts.json) printJson(out);
-    else printKv(Object.entries(out).map(([k, v]) => [k, typeof v === 'object' ? JSON.stringify(v) : (v as string)]));
-  } finally {
-    await db.close();
-  }
-}
+import { keyView } from '../../../daemon/auth/key-view.js';
+import { CliError, UsageError } from '../../errors.js';
+import { withStore, type Opts } from './store.js';
 
 async function mustUser(db: Db, ref: string): Promise<UserRow> {
   const u = await findUser(db, ref);
@@ -81,7 +42,7 @@ export const actions = {
   oauthRotateKeys: (_a: string[], o: Opts) =>
     withStore(o, async (db) => (await import('../../../daemon/oauth/keys.js')).rotateSigningKey(db)),
   /** Opening the store migrates it; this reports what that applied. */
-  migrate: (_a: string[], o: Opts) => withStore(o, async (_db, _config, report) => ({ ...report })),
+  migrate: (_a: string[], o: Opts) => withStore(o, async (_db, _config, report) => ({ ...report }), 'create'),
   userCreate: (_a: string[], o: Opts) =>
     withStore(o, async (db, config) => {
       const tier = String(o.tier ?? 'free');
@@ -93,7 +54,15 @@ export const actions = {
       const passwordHash = await hashPassword(password);
       const u = await db.tx((q) => createUser(q, { email, name: (o.name as string) ?? null, tier, passwordHash }));
       return { id: u.id, email: u.email, tier: u.tier, password };
-    }),
+    }, 'create'),
+  /** Every user, oldest first (never a password hash). */
+  userList: (_a: string[], o: Opts) =>
+    withStore(o, async (db) => ({
+      items: (await listUsers(db)).map((u) => ({ id: u.id, email: u.email, name: u.name, tier: u.tier, createdAt: new Date(Number(u.created_at)).toISOString() })),
+    })),
+  /** A user's keys, newest first, as the contract's Key record (never the secret). */
+  keyList: ([ref]: string[], o: Opts) =>
+    withStore(o, async (db) => ({ items: (await listApiKeys(db, (await mustUser(db, ref)).id)).map(keyView) })),
   userSetTier: ([ref, tier]: string[], o: Opts) =>
     withStore(o, async (db, config) => {
       mustTier(config, tier);

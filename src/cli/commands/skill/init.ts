@@ -57,5 +57,7 @@ export async function init(nameArg: string | undefined, opts: { dir?: string; fo
   }
   const shown = relative(process.cwd(), target) || '.';
   process.stdout.write(`created skill ${isTty() ? bold(name) : name} in ${shown} (${files.length} files)\n`);
-  process.stdout.write(`next:\n  edit ${join(shown, 'SKILL.md')}\n  agw skill validate ${shown}\n  agw skill publish ${shown} --version 1.0.0\n`);
+  process.stdout.write(
+    `next:\n  edit ${join(shown, 'SKILL.md')} (the description: what it does and when an agent should use it)\n  agw skill validate ${shown}\n  agw skill publish ${shown} --version 1.0.0\n`,
+  );
 }

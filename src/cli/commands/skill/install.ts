@@ -1,84 +1,102 @@
 /**
- * `agw skill install SKILL`: install into the account, download the version's bundle,
- * check every file's sha256 against the digest the server declared for it in the archive
- * (and, for the owner, against the version's file list) in memory, write it to a temp
- * folder next to the target and rename it into place, so nothing is ever half-written.
+ * `agw skill install SKILL [--version V] [--for agents|claude|codex|cursor|goose] [--global]
+ * [--dir DIR] [--yes] [--force]`: into the folder that agent reads, named after the skill's
+ * front-matter `name`, verified file by file, recorded in `.agents/skills.lock.json`.
+ * `agw skill install --frozen`: exactly what the lockfile lists, or nothing (like `npm ci`).
  */
-import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
-import { basename, dirname, join, relative, resolve } from 'node:path';
-import type { InstallResultT } from '../../../shared/schemas/skills.js';
+import { resolve } from 'node:path';
 import { Api } from '../../api.js';
 import type { GlobalOpts } from '../../auth.js';
-import { CliError } from '../../errors.js';
+import { CliError, UsageError } from '../../errors.js';
 import { usd } from '../../format.js';
-import { bold, printJson } from '../../output.js';
-import { readTarGz, verifyDeclared, verifyFiles, type ExtractedFile, type ListedFile } from './extract.js';
+import { bold, dim, printJson } from '../../output.js';
+import { acquire, type Acquired } from './acquire.js';
+import { LOCKFILE, absDir, lockDir, parseTarget, readLock, rootOf, skillDir, treeChanges, writeLock, type LockEntry, type LockTarget, type Lockfile } from './lockfile.js';
+import { checkWritable, placeFiles, shownPath } from './place.js';
 import { getSkill } from './resolve.js';
 
-const exists = (p: string) => stat(p).then(() => true, () => false);
+export interface InstallOpts extends GlobalOpts {
+  version?: string;
+  for?: string;
+  global?: boolean;
+  dir?: string;
+  yes?: boolean;
+  force?: boolean;
+  frozen?: boolean;
+}
 
-async function writeTree(dir: string, files: readonly ExtractedFile[]): Promise<void> {
-  await mkdir(dir, { recursive: true });
-  for (const f of files) {
-    const file = join(dir, f.path);
-    await mkdir(dirname(file), { recursive: true });
-    await writeFile(file, f.content, { mode: f.executable ? 0o755 : 0o644, flag: 'wx' });
+const emptyLock = (): Lockfile => ({ lockfileVersion: 1, skills: [] });
+
+/** Record `got` at `abs` in the lockfile (one entry per folder). */
+export function upsertEntry(lock: Lockfile, root: string, abs: string, target: LockTarget, got: Acquired): LockEntry {
+  const entry: LockEntry = { slug: got.skill.slug, name: got.name, version: got.version, target, dir: lockDir(root, abs), files: got.sums };
+  lock.skills = [...lock.skills.filter((e) => absDir(root, e.dir) !== abs), entry];
+  return entry;
+}
+
+export async function install(ref: string | undefined, opts: InstallOpts): Promise<void> {
+  if (opts.frozen) {
+    if (ref || opts.version || opts.dir || opts.for) throw new UsageError('--frozen installs what the lockfile lists; it takes no SKILL, --version, --for or --dir');
+    return frozen(opts);
   }
-}
-
-/** Put `tmp` at `target` (replacing what is there when `force`). */
-async function swapIn(tmp: string, target: string, force: boolean): Promise<void> {
-  if (!(await exists(target))) return rename(tmp, target);
-  if (!force) throw new CliError(`${target} already exists`, 'pass --force to replace it', 'DIR_EXISTS');
-  const old = `${tmp}-old`;
-  await rename(target, old);
-  await rename(tmp, target);
-  await rm(old, { recursive: true, force: true });
-}
-
-/**
- * The version's file list with sha256 (GET …/files). The spec makes it owner-only, so an
- * installer gets 403 and null: then the gzip CRC and the tar header checksums are all there is.
- */
-async function fileList(api: Api, base: string): Promise<ListedFile[] | null> {
-  try {
-    return (await api.get<{ files: ListedFile[] }>(`${base}/files`)).files;
-  } catch (e) {
-    if ((e as { status?: number }).status === 403) return null;
-    throw e;
-  }
-}
-
-export async function install(ref: string, opts: GlobalOpts & { dir?: string; force?: boolean }): Promise<void> {
+  if (!ref) throw new UsageError('name the skill to install', 'agw skill install SLUG, or agw skill install --frozen for what .agents/skills.lock.json lists');
+  if (opts.dir && opts.for) throw new UsageError('use --for or --dir, not both', '--dir is the skill’s own folder; --for picks the agent whose folder it goes into');
+  const target: LockTarget = opts.dir ? 'dir' : parseTarget(opts.for);
+  const root = rootOf(opts.global);
+  const lock = (await readLock(root)) ?? emptyLock();
   const api = await Api.open(opts);
   const skill = await getSkill(api, ref);
-  const target = resolve(opts.dir ?? join('.agw', 'skills', skill.slug));
-  const shown = relative(process.cwd(), target) || '.';
-  if (!opts.force && (await exists(target))) throw new CliError(`${shown} already exists`, 'pass --force to replace it, or --dir to pick another folder', 'DIR_EXISTS');
 
-  const result = await api.json<InstallResultT>('POST', `/skills/${skill.id}/install`);
-  const base = `/skills/${skill.id}/versions/${encodeURIComponent(result.version)}`;
-  const listed = await fileList(api, base);
-  const res = await api.send('GET', `${base}/bundle`, { headers: { accept: 'application/gzip' }, timeoutMs: 5 * 60_000 });
-  const files = await readTarGz(Buffer.from(await res.arrayBuffer()));
-  // The owner can also check against the version's file list (nothing missing, nothing extra).
-  verifyDeclared(files);
-  if (listed) verifyFiles(files, listed);
+  // Refuse before anything is charged when the folder is already known to be off limits.
+  const known = lock.skills.find((e) => e.slug === skill.slug && e.target === target);
+  const guess = opts.dir ? resolve(opts.dir) : target !== 'dir' ? skillDir(root, target, known?.name ?? skill.slug) : undefined;
+  if (guess) await checkWritable(root, lock, guess, opts.force);
 
-  await mkdir(dirname(target), { recursive: true });
-  const tmp = join(dirname(target), `.${basename(target)}.agw-${randomBytes(4).toString('hex')}`);
-  try {
-    await writeTree(tmp, files);
-    await swapIn(tmp, target, Boolean(opts.force));
-  } catch (e) {
-    await rm(tmp, { recursive: true, force: true });
-    throw e;
-  }
+  const got = await acquire(api, skill, opts.version, opts.yes);
+  const abs = opts.dir ? resolve(opts.dir) : skillDir(root, target as Exclude<LockTarget, 'dir'>, got.name);
+  const { same } = await checkWritable(root, lock, abs, opts.force, got.sums);
+  if (!same) await placeFiles(abs, got.files);
+  upsertEntry(lock, root, abs, target, got);
+  await writeLock(root, lock);
+
+  const { result } = got;
   if (opts.json) {
-    const sums = listed ?? files.map((f) => ({ path: f.path, size: f.content.length, sha256: createHash('sha256').update(f.content).digest('hex') }));
-    return printJson({ ...result, slug: skill.slug, dir: target, verified: 'sha256', files: sums });
+    const files = got.listed ?? got.files.map((f) => ({ path: f.path, size: f.content.length, sha256: got.sums[f.path] }));
+    return printJson({ ...result, version: got.version, slug: skill.slug, name: got.name, target, dir: abs, lockfile: resolve(root, LOCKFILE), verified: 'sha256', files });
   }
-  const paid = result.charged > 0 ? `, charged ${usd(result.charged)}` : result.alreadyInstalled ? ', already owned' : '';
-  process.stdout.write(`installed ${bold(skill.slug)} ${result.version} into ${shown} (${files.length} files${paid})\n`);
+  const paid = result.charged > 0 ? `, charged ${usd(result.charged)}` : result.alreadyInstalled && skill.price > 0 ? ', already owned' : '';
+  process.stdout.write(`installed ${bold(skill.slug)} ${got.version} into ${shownPath(abs)} (${got.files.length} files${paid})\n`);
+  if (process.stdout.isTTY) process.stdout.write(dim(`agents load it from ${shownPath(resolve(abs, 'SKILL.md'))}\n`));
+}
+
+/** Every skill of the lockfile at its recorded version, folder and sha256s; anything different fails before a file is written. */
+async function frozen(opts: InstallOpts): Promise<void> {
+  const root = rootOf(opts.global);
+  const lock = await readLock(root);
+  const lockPath = resolve(root, LOCKFILE);
+  if (!lock) throw new CliError(`${shownPath(lockPath)} does not exist`, 'install skills without --frozen first (agw skill install SLUG) and commit the lockfile', 'NO_LOCKFILE');
+  const api = await Api.open(opts);
+  const fetched: { entry: LockEntry; got: Acquired }[] = [];
+  for (const entry of lock.skills) {
+    const got = await acquire(api, await getSkill(api, entry.slug), entry.version, opts.yes);
+    const diffs = treeChanges(entry.files, got.sums);
+    if (diffs.length > 0) {
+      throw new CliError(
+        `${entry.slug} ${entry.version} differs from the lockfile (${diffs.slice(0, 3).join('; ')}); nothing was written`,
+        'the version was republished: check it, then agw skill update to record what it is now',
+        'LOCKFILE_MISMATCH',
+      );
+    }
+    fetched.push({ entry, got });
+  }
+  const items = [];
+  for (const { entry, got } of fetched) {
+    const abs = absDir(root, entry.dir);
+    const { same } = await checkWritable(root, lock, abs, true, entry.files);
+    if (!same) await placeFiles(abs, got.files);
+    items.push({ slug: entry.slug, name: entry.name, version: entry.version, target: entry.target, dir: abs, changed: !same, charged: got.result.charged });
+  }
+  if (opts.json) return printJson({ lockfile: lockPath, items });
+  for (const i of items) process.stdout.write(`${i.changed ? 'installed' : 'unchanged'} ${i.slug} ${i.version} in ${shownPath(i.dir)}\n`);
+  process.stdout.write(`${items.length} skill${items.length === 1 ? '' : 's'} as ${shownPath(lockPath)} lists\n`);
 }

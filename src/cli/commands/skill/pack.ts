@@ -8,7 +8,7 @@ import { rename, writeFile } from 'node:fs/promises';
 import { relative, resolve } from 'node:path';
 import { CliError } from '../../errors.js';
 import { dim, printJson } from '../../output.js';
-import { formatProblem, loadBundle, type LocalBundle } from './bundle.js';
+import { formatProblem, loadBundle, printWarnings, type LocalBundle } from './bundle.js';
 
 export const PACK_MTIME = new Date('2000-01-01T00:00:00Z');
 
@@ -30,8 +30,9 @@ export async function packBundle(b: LocalBundle): Promise<Buffer> {
 
 /** Refuse to pack or publish a bundle the marketplace would reject; problems go to stderr. */
 export function assertValid(b: LocalBundle): void {
-  if (b.validation.ok) return;
   for (const p of b.validation.problems) process.stderr.write(formatProblem(b.dir, p) + '\n');
+  printWarnings(b);
+  if (b.validation.ok) return;
   const n = b.validation.problems.length;
   throw new CliError(`the bundle has ${n} problem${n === 1 ? '' : 's'}`, 'fix them and run agw skill validate again', 'INVALID_BUNDLE');
 }

@@ -1,6 +1,7 @@
 /**
  * `agw skill publish [DIR] --version V`: validate locally first (the marketplace's own
- * rules), then upload the files as multipart (parts named `files`, filename = path).
+ * rules), check version, category and slug with the daemon (precheck.ts), then upload the
+ * files as multipart (parts named `files`, filename = path).
  */
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
@@ -12,6 +13,7 @@ import { bold, printJson, printTable, useColor } from '../../output.js';
 import { fileCount, loadBundle } from './bundle.js';
 import { buildMultipart, type FilePart } from './multipart.js';
 import { assertValid } from './pack.js';
+import { checkDescription, checkRemote, checkVersion } from './precheck.js';
 
 export interface PublishOpts extends GlobalOpts {
   version: string;
@@ -23,6 +25,7 @@ export interface PublishOpts extends GlobalOpts {
   notesFile?: string;
   overwrite?: boolean;
   dryRun?: boolean;
+  allowNonSemver?: boolean;
 }
 
 /** Release notes from --notes or --notes-file (not both). */
@@ -44,11 +47,12 @@ function priceField(raw: string | undefined): string | undefined {
 }
 
 export async function publish(dirArg: string | undefined, opts: PublishOpts): Promise<void> {
-  if (!opts.version.trim() || /[\s/]/.test(opts.version)) throw new UsageError(`invalid --version "${opts.version}"`, 'use a SemVer version such as 1.0.0');
+  checkVersion(opts.version, opts.allowNonSemver);
   const price = priceField(opts.price);
   const notes = await notesFrom(opts.notes, opts.notesFile);
   const bundle = await loadBundle(dirArg);
   assertValid(bundle);
+  checkDescription(bundle.validation);
   const meta = bundle.validation.meta!;
   const files: FilePart[] = bundle.entries.filter((e) => e.kind === 'file').map((e) => ({ path: e.path, content: e.content ?? Buffer.alloc(0) }));
   const fields = {
@@ -73,6 +77,7 @@ export async function publish(dirArg: string | undefined, opts: PublishOpts): Pr
   }
 
   const api = await Api.open(opts);
+  await checkRemote(api, { slug: fields.slug, version: opts.version, category: opts.category, overwrite: opts.overwrite });
   const progress = useColor() && process.stderr.isTTY ? (await import('../../ui/progress.js')).startProgress(`uploading ${fields.slug}`, body.total) : undefined;
   let result: { id: number; version: string };
   try {
@@ -84,7 +89,7 @@ export async function publish(dirArg: string | undefined, opts: PublishOpts): Pr
   } catch (e) {
     progress?.done();
     const problems = (errorDetails(e)?.problems ?? []) as Problem[];
-    for (const p of problems) process.stderr.write(`${p.path}: ${p.rule}: ${p.message}\n`);
+    for (const p of problems) process.stderr.write(`${p.path}${p.line !== undefined ? `:${p.line}:${p.column ?? 1}` : ''}: ${p.rule}: ${p.message}\n`);
     throw e;
   }
   progress?.done();

@@ -1,8 +1,11 @@
+import { formatDay, formatUsd, formatWhen } from '../../../shared/format.js';
+
 /**
  * The dashboard's one script (plain ES2017, no build step, no dependencies). It reads
  * the JSON API with the session cookie and fills the server-rendered page; every
  * string from the API goes in through textContent, never as HTML. Kept free of
- * backticks so it can live in this template literal.
+ * backticks so it can live in this template literal. Money and dates are formatted by
+ * the CLI's own functions (src/shared/format.ts), embedded as source.
  */
 export const PORTAL_JS = String.raw`(function () {
 'use strict';
@@ -38,13 +41,13 @@ function api(path, opts) {
 }
 function fail(where) { return function (e) { say(where + ': ' + e.message); }; }
 
-function usd(v) {
-  var a = Math.abs(v), d = a === 0 || a >= 1 ? 2 : a >= 0.01 ? 4 : 6;
-  return (v < 0 ? '-$' : '$') + a.toLocaleString('en-US', { minimumFractionDigits: d, maximumFractionDigits: d });
-}
+${String(formatUsd)}
+${String(formatWhen)}
+${String(formatDay)}
+var usd = formatUsd;
 function money(v) { return el('data', { value: String(v), text: usd(v) }); }
 function count(v) { return el('data', { value: String(v), text: v.toLocaleString('en-US') }); }
-function day(iso) { return iso ? new Date(iso).toLocaleString() : '—'; }
+function day(iso) { return iso ? formatWhen(iso) : '—'; }
 function td(c, cls) { return el('td', cls ? { 'class': cls } : {}, [c]); }
 function rows(tbody, list, make, empty, cols) {
   clear(tbody);
@@ -62,9 +65,11 @@ function loadSpend() {
   var q = '?range=' + encodeURIComponent(range());
   api('/portal/spend/summary' + q).then(function (s) {
     var t = s.totals;
+    var bought = s.purchases ? s.purchases.amount : 0;
     [['total-calls', count(t.calls)], ['total-failures', count(t.failures)], ['total-raw', money(t.rawCost)],
-      ['total-customer', money(t.customerCost)]].forEach(function (p) { clear($(p[0])).appendChild(p[1]); });
-    $('spend-since').textContent = new Date(s.range.since).toLocaleString();
+      ['total-customer', money(t.customerCost)], ['total-purchases', money(bought)],
+      ['total-charged', money(Math.round((t.customerCost + bought) * 1e9) / 1e9)]].forEach(function (p) { clear($(p[0])).appendChild(p[1]); });
+    $('spend-since').textContent = formatWhen(s.range.since);
     var maxP = Math.max.apply(null, [0].concat(s.byProvider.map(function (r) { return r.customerCost; })));
     rows($('provider-rows'), s.byProvider, function (r) {
       return el('tr', { 'data-provider': r.providerId }, [td(r.providerId), td(count(r.calls), 'num'), td(count(r.failures), 'num hide-sm'),
@@ -87,7 +92,8 @@ function svg(tag, attrs, text) {
   return n;
 }
 function drawDaily(d) {
-  var days = d.days, W = 800, H = 170, top = 4, base = 168, chart = clear($('daily-chart'));
+  var days = d.days.map(function (x) { return Object.assign({}, x, { customerCost: Math.round((x.customerCost + (x.purchaseCost || 0)) * 1e9) / 1e9 }); });
+  var W = 800, H = 170, top = 4, base = 168, chart = clear($('daily-chart'));
   var max = Math.max.apply(null, [0].concat(days.map(function (x) { return x.customerCost; })));
   var total = days.reduce(function (a, x) { return a + x.customerCost; }, 0);
   chart.setAttribute('viewBox', '0 0 ' + W + ' ' + H);
@@ -113,7 +119,8 @@ function loadWallet() {
   api('/wallet').then(function (w) {
     clear($('wallet-balance')).appendChild(w.unlimited ? el('span', { text: 'Unlimited' }) : money(w.balance));
     clear($('wallet-allowance')).appendChild(money(w.monthlyAllowanceRemaining));
-    $('wallet-allowance-of').textContent = ' of ' + usd(w.monthlyAllowance) + ' left this month (resets ' + new Date(w.monthlyAllowanceResetsAt).toLocaleDateString() + ')';
+    $('wallet-allowance-total').textContent = 'of ' + usd(w.monthlyAllowance) + ' a month';
+    $('wallet-allowance-of').textContent = usd(w.monthlyAllowanceUsed) + ' of ' + usd(w.monthlyAllowance) + ' · resets ' + formatDay(w.monthlyAllowanceResetsAt);
     var m = $('wallet-meter');
     m.max = w.monthlyAllowance || 1; m.value = w.monthlyAllowanceUsed;
   }).catch(fail('Wallet'));
@@ -122,12 +129,23 @@ function loadWallet() {
 function loadTx() {
   api('/wallet/transactions?limit=10' + (txCursor ? '&cursor=' + encodeURIComponent(txCursor) : '')).then(function (p) {
     var body = $('tx-rows');
-    if (!p.items.length && !body.firstChild) body.appendChild(el('tr', {}, [el('td', { colspan: '4', 'class': 'note', text: 'No transactions yet.' })]));
+    if (!p.items.length && !body.firstChild) body.appendChild(el('tr', {}, [el('td', { colspan: '5', 'class': 'note', text: 'No transactions yet.' })]));
     p.items.forEach(function (t) {
-      body.appendChild(el('tr', {}, [td(day(t.createdAt)), td(t.description || t.type), td(money(t.amount), 'num'), td(money(t.balanceAfter), 'num hide-sm')]));
+      var a = t.fromAllowance || 0;
+      var from = t.amount >= 0 ? '' : a <= 0 ? 'balance' : a + t.amount >= -1e-9 ? 'allowance' : 'allowance ' + usd(a) + ' + balance';
+      body.appendChild(el('tr', { 'data-tx': t.id }, [td(day(t.createdAt)), td(t.description || t.type), td(money(t.amount), 'num'), td(from, 'hide-sm'), td(money(t.balanceAfter), 'num hide-sm')]));
     });
     txCursor = p.nextCursor; $('tx-more').hidden = !txCursor;
   }).catch(fail('Transactions'));
+}
+
+function topup(ev) {
+  ev.preventDefault();
+  var btn = $('topup-submit'), amount = Number($('topup-amount').value);
+  btn.disabled = true;
+  api('/wallet/topup', { method: 'POST', body: { amount: amount } }).then(function () {
+    $('topup-amount').value = ''; say('Added ' + usd(amount) + ' to the wallet.'); loadWallet();
+  }).catch(fail('Top up')).then(function () { btn.disabled = false; });
 }
 
 function loadEntitlements() {
@@ -136,7 +154,7 @@ function loadEntitlements() {
     [['ent-capabilities', e.capabilities], ['ent-bands', e.modelBands]].forEach(function (p) {
       var ul = clear($(p[0])); p[1].forEach(function (c) { ul.appendChild(el('li', { text: c })); });
     });
-    $('ent-period').textContent = new Date(e.period.start).toLocaleDateString() + ' – ' + new Date(e.period.end).toLocaleDateString();
+    $('ent-period').textContent = formatDay(e.period.start) + ' – ' + formatDay(e.period.end);
     var box = clear($('ent-quotas'));
     Object.keys(e.quotas).forEach(function (k) {
       var q = e.quotas[k], id = 'q-' + k;
@@ -145,7 +163,14 @@ function loadEntitlements() {
       var m = el('meter', { min: '0', max: String(q.unlimited ? 1 : Math.max(q.limit, 1)), value: String(q.unlimited ? 0 : q.used), 'aria-labelledby': id + '-l' });
       box.appendChild(el('div', { 'class': 'meter', 'data-quota': k }, [lbl, m]));
     });
-    rows($('ent-models'), e.allowedModels, function (m) { return el('tr', {}, [td(m.provider), td(el('code', { text: m.model })), td(m.band)]); }, 'No models on this tier.', 3);
+    $('ent-chat-providers').textContent = e.unifiedChatProviders.join(' and ');
+    var noKey = function (m) { return m.providerHasKey ? '' : ' (no key on this service)'; };
+    rows($('ent-models'), e.allowedModels.filter(function (m) { return m.unifiedChat; }), function (m) {
+      return el('tr', {}, [td(m.provider + noKey(m)), td(el('code', { text: m.model })), td(m.band)]);
+    }, 'No unified chat models on this tier.', 3);
+    rows($('ent-proxy-models'), e.allowedModels.filter(function (m) { return !m.unifiedChat; }), function (m) {
+      return el('tr', {}, [td(m.provider + noKey(m)), td(el('code', { text: m.model })), td(m.band), td(el('code', { text: '/api/external/' + m.provider + '/…' }))]);
+    }, 'No other models on this tier.', 4);
     rows($('ent-aliases'), e.aliases, function (a) { return el('tr', {}, [td(el('code', { text: a.alias })), td(a.provider + '/' + a.modelId)]); }, 'No aliases on this tier.', 2);
   }).catch(fail('Entitlements'));
 }
@@ -201,6 +226,7 @@ document.addEventListener('DOMContentLoaded', function () {
   $('key-form').addEventListener('submit', createKey);
   $('key-rows').addEventListener('click', revokeKey);
   $('tx-more').addEventListener('click', loadTx);
+  if ($('topup-form')) $('topup-form').addEventListener('submit', topup);
   $('projects-rows').addEventListener('click', function (ev) {
     var uid = ev.target.getAttribute && ev.target.getAttribute('data-project-spend');
     if (uid) { showProject(uid); $('project-spend-title').focus(); }

@@ -1,0 +1,88 @@
+/**
+ * Getting a version of a skill into memory, verified: install it into the account (POST
+ * …/install; a paid skill only after the confirmation), download the version's bundle and
+ * check every file's sha256 against the digest the server declared for it (and, for the
+ * owner, against the version's file list). Nothing is written to disk here.
+ */
+import { createHash } from 'node:crypto';
+import { parseFrontMatter, checkSkillName } from '../../../shared/bundle/index.js';
+import type { InstallResultT, PublicVersionsT, SkillT } from '../../../shared/schemas/skills.js';
+import type { WalletT } from '../../../shared/schemas/wallet.js';
+import type { Api } from '../../api.js';
+import { CliError } from '../../errors.js';
+import { confirmPurchase } from './confirm.js';
+import { readTarGz, verifyDeclared, verifyFiles, type ExtractedFile, type ListedFile } from './extract.js';
+
+export interface Acquired {
+  skill: SkillT;
+  version: string;
+  /** The skill's front-matter `name`: the folder agents expect it in. */
+  name: string;
+  files: ExtractedFile[];
+  /** Every file → sha256 (as the lockfile records it). */
+  sums: Record<string, string>;
+  result: InstallResultT;
+  listed: ListedFile[] | null;
+}
+
+const isStatus = (e: unknown, status: number) => (e as { status?: number }).status === status;
+
+/** The version's file list (owner only: others get 403 and null). */
+async function fileList(api: Api, base: string): Promise<ListedFile[] | null> {
+  try {
+    return (await api.get<{ files: ListedFile[] }>(`${base}/files`)).files;
+  } catch (e) {
+    if (isStatus(e, 403)) return null;
+    throw e;
+  }
+}
+
+async function download(api: Api, base: string): Promise<Buffer> {
+  const res = await api.send('GET', `${base}/bundle`, { headers: { accept: 'application/gzip' }, timeoutMs: 5 * 60_000 });
+  return Buffer.from(await res.arrayBuffer());
+}
+
+/**
+ * Install `skill` into the account and fetch `wanted` (default: the current version). A paid
+ * skill the account does not own yet is confirmed first (see confirm.ts); one it owns (the
+ * bundle download is allowed) installs without a question, as repeat installs are free.
+ */
+export async function acquire(api: Api, skill: SkillT, wanted: string | undefined, yes: boolean | undefined): Promise<Acquired> {
+  const version = wanted ?? skill.currentVersion;
+  if (!version) throw new CliError(`${skill.slug} has no published version`, undefined, 'VERSION_NOT_FOUND');
+  const base = `/skills/${skill.id}/versions/${encodeURIComponent(version)}`;
+
+  let tgz: Buffer | null = null;
+  if (skill.price > 0) {
+    try {
+      tgz = await download(api, base); // allowed to owners and earlier buyers only
+    } catch (e) {
+      if (!isStatus(e, 403)) throw e;
+      if (wanted !== undefined) await assertPublished(api, skill, wanted); // never charge for a version that is not there
+      await confirmPurchase({ slug: skill.slug, version, price: skill.price }, () => api.get<WalletT>('/wallet'), yes);
+    }
+  }
+  const result = await api.json<InstallResultT>('POST', `/skills/${skill.id}/install`);
+  tgz ??= await download(api, base);
+  const listed = await fileList(api, base);
+  const files = await readTarGz(tgz);
+  verifyDeclared(files);
+  if (listed) verifyFiles(files, listed);
+
+  const sums = Object.fromEntries(files.map((f) => [f.path, createHash('sha256').update(f.content).digest('hex')]));
+  return { skill, version, name: frontMatterName(skill, files), files, sums, result, listed };
+}
+
+async function assertPublished(api: Api, skill: SkillT, version: string): Promise<void> {
+  const v = await api.get<PublicVersionsT>(`/skills/${skill.id}/public-versions`, { auth: 'optional' });
+  if (!v.versions.some((x) => x.version === version)) {
+    throw new CliError(`${skill.slug} has no published version ${version}; nothing was charged`, `versions: ${v.versions.map((x) => x.version).join(', ') || 'none'}`, 'VERSION_NOT_FOUND');
+  }
+}
+
+/** The front-matter `name` of the downloaded SKILL.md (the marketplace validated it); the slug if it cannot be read. */
+function frontMatterName(skill: SkillT, files: readonly ExtractedFile[]): string {
+  const md = files.find((f) => f.path === 'SKILL.md');
+  const name = md ? parseFrontMatter(md.content.toString('utf8')).data?.name : undefined;
+  return typeof name === 'string' && checkSkillName(name) === null ? name : skill.slug;
+}

@@ -1,0 +1,122 @@
+import type { Logger } from 'pino';
+import type { PgDb } from '../store/postgres.js';
+import { isStoreUnavailable } from '../store/errors.js';
+import type { Booking } from './bookings.js';
+import { monthKey, monthStart } from './wallets.js';
+
+/** Which of a call's pots it admitted against a slice (the booking consumes those slices). */
+export interface Consumed {
+  wallet: boolean;
+  quota: boolean;
+  budget: boolean;
+}
+
+interface Queued {
+  b: Booking;
+  consumed: Consumed;
+  /** the daemon epoch whose slices the call was admitted against */
+  epoch: string;
+  done: (err?: unknown) => void;
+}
+
+/** Bookings per agw_book_v7 call at most. */
+const MAX_BATCH = 500;
+/** Transient failures (deadlock, serialization, a dropped connection) are retried this long. */
+const RETRY_FOR_MS = 2000;
+
+/** SQLSTATE of agw_book_v7 / agw_lease_v7 when the daemon's leases were reclaimed. */
+export const LEASE_LOST = 'AGW01';
+
+/**
+ * Group commit of settled calls on PostgreSQL: every booking of an event-loop turn, and
+ * every booking that arrives while a batch commits, goes into the next agw_book_v7 call
+ * (one round trip, one transaction: pg-functions.ts). A call's promise settles once its
+ * batch committed, so an answer goes out only when its booking is in the store. Under
+ * load a batch holds many calls: far less than one round trip per call.
+ */
+export class PgBatcher {
+  private queue: Queued[] = [];
+  private running: Promise<void> | null = null;
+  /** counters for tests and the benchmark */
+  readonly stats = { batches: 0, bookings: 0, retries: 0 };
+
+  constructor(
+    private readonly db: PgDb,
+    private readonly log: Pick<Logger, 'error' | 'warn'>,
+    /** right after a batch committed, before its callers resume */
+    private readonly committed: (items: readonly { b: Booking; consumed: Consumed; epoch: string }[]) => void,
+  ) {}
+
+  /** Queues a booking; resolves when it is committed (rejects when it cannot be). */
+  push(b: Booking, consumed: Consumed, epoch: string): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ b, consumed, epoch, done: (err) => (err ? reject(err) : resolve()) });
+      this.running ??= this.run().finally(() => (this.running = null));
+    });
+  }
+
+  /** Resolves when every queued booking was committed or refused. */
+  async drain(): Promise<void> {
+    while (this.running) await this.running;
+  }
+
+  private async run(): Promise<void> {
+    await new Promise((r) => setImmediate(r)); // the bookings of this turn go together
+    while (this.queue.length) {
+      const epoch = this.queue[0].epoch;
+      const batch: Queued[] = [];
+      const rest: Queued[] = [];
+      for (const q of this.queue) (q.epoch === epoch && batch.length < MAX_BATCH ? batch : rest).push(q);
+      this.queue = rest;
+      await this.apply(epoch, batch);
+    }
+  }
+
+  private async apply(epoch: string, batch: Queued[]): Promise<void> {
+    const started = Date.now();
+    for (;;) {
+      try {
+        await this.db.call('agw_book', 'SELECT agw_book_v7($1, $2::jsonb) AS n', [epoch, JSON.stringify(batch.map(row))]);
+        this.stats.batches++;
+        this.stats.bookings += batch.length;
+        this.committed(batch);
+        for (const q of batch) q.done();
+        return;
+      } catch (err) {
+        const code = (err as { code?: string }).code ?? '';
+        const transient = code === '40001' || code === '40P01' || isStoreUnavailable(err);
+        if (transient && Date.now() - started < RETRY_FOR_MS) {
+          this.stats.retries++;
+          await new Promise((r) => setTimeout(r, 20 + Math.random() * 80));
+          continue; // idempotent by usage id: a batch that did commit books nothing twice
+        }
+        if (batch.length > 1 && !transient && code !== LEASE_LOST) {
+          // one booking refuses (its account was deleted, say): the others go on their own
+          await Promise.all(batch.map((q) => this.apply(epoch, [q])));
+          return;
+        }
+        if (code === '23503') {
+          this.log.warn({ usageId: batch[0].b.id }, 'booking of a deleted account dropped');
+          for (const q of batch) q.done();
+          return;
+        }
+        this.log.error({ err, bookings: batch.length }, 'a booking batch could not be committed');
+        for (const q of batch) q.done(err);
+        return;
+      }
+    }
+  }
+}
+
+/** A booking as agw_book_v7 reads it: the Booking, its place, its month, the slices it consumed. */
+function row(q: Queued, ord: number) {
+  return {
+    ...q.b,
+    ord,
+    month: monthKey(q.b.settledAt),
+    monthStart: monthStart(q.b.settledAt),
+    leasedWallet: q.consumed.wallet,
+    leasedQuota: q.consumed.quota,
+    leasedBudget: q.consumed.budget,
+  };
+}
