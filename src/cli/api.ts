@@ -96,7 +96,9 @@ export class Api {
       headers['content-type'] = 'application/json';
       body = JSON.stringify(o.json);
     }
-    const init: RequestInit & { duplex?: 'half' } = { method, headers, body, signal: AbortSignal.timeout(o.timeoutMs ?? DEFAULT_TIMEOUT_MS) };
+    // timeoutMs 0: none (a stream that stays open, e.g. agw logs --follow)
+    const signal = o.timeoutMs === 0 ? undefined : AbortSignal.timeout(o.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+    const init: RequestInit & { duplex?: 'half' } = { method, headers, body, signal };
     if (body instanceof ReadableStream) init.duplex = 'half';
     let res: Response;
     try {

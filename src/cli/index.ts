@@ -23,7 +23,7 @@ export function buildProgram(version: string): Command {
     .addHelpText(
       'after',
       '\nExamples:\n  agw serve --demo\n  agw login --with-token < key.txt\n  agw skill init my-skill && agw skill validate my-skill\n' +
-        '  agw skill publish my-skill --version 1.0.0\n  agw chat "Say hello" --stream\n  agw wallet --json\n\n' +
+        '  agw skill publish my-skill --version 1.0.0\n  agw chat "Say hello" --stream\n  agw logs --follow\n  agw wallet --json\n\n' +
         'Every command that prints data takes --json. Exit codes: 0 ok, 1 failed, 2 usage error.',
     );
 

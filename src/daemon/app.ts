@@ -75,6 +75,7 @@ export async function buildApp(ctx: AppContext): Promise<App> {
         { name: 'skills', description: 'The skill (plugin) marketplace' },
         { name: 'portal', description: 'Portal session and account pages' },
         { name: 'spend', description: 'Spend reports per provider and project' },
+        { name: 'requests', description: 'The request log: every gateway call, live and exported' },
         { name: 'oauth', description: 'OAuth 2.0 / OpenID Connect' },
         { name: 'operations', description: 'Health and metrics' },
       ],

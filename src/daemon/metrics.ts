@@ -5,6 +5,18 @@
  */
 const BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
+/** Distinct models counted per provider; beyond it a provider's other models count as model="other" (the proxy takes any model name). */
+const MAX_MODELS_PER_PROVIDER = 200;
+
+/** Settled calls' figures for one (provider, model): tokens and the cost charged. */
+interface CallTotals {
+  labels: string;
+  prompt: number;
+  completion: number;
+  cached: number;
+  costNano: number;
+}
+
 interface Histogram {
   counts: number[];
   sum: number;
@@ -22,6 +34,8 @@ export class Metrics {
   private readonly upstream = new Map<string, number>();
   private readonly upstreamSeconds = new Map<string, Histogram>();
   private readonly counters = new Map<string, number>();
+  /** provider -> model -> totals: found by two Map lookups, no string built per call */
+  private readonly calls = new Map<string, Map<string, CallTotals>>();
 
   /** Label strings by their raw parts: built (escaped) once per route/status or provider/outcome, not per call. */
   private readonly labelCache = new Map<string, string>();
@@ -46,6 +60,23 @@ export class Metrics {
     if (seconds !== undefined) observe(this.upstreamSeconds, this.cached(`p\n${provider}`, () => labels({ provider })), seconds);
   }
 
+  /** A finalized gateway call's tokens and customer cost (nano-USD), by provider and model (counted at settle). */
+  observeCall(provider: string, model: string | null, prompt: number, completion: number, cached: number, costNano: number): void {
+    let byModel = this.calls.get(provider);
+    if (!byModel) this.calls.set(provider, (byModel = new Map()));
+    let name = model ?? '';
+    let t = byModel.get(name);
+    if (!t) {
+      if (byModel.size >= MAX_MODELS_PER_PROVIDER) name = 'other';
+      t = byModel.get(name);
+      if (!t) byModel.set(name, (t = { labels: labels({ provider, model: name }), prompt: 0, completion: 0, cached: 0, costNano: 0 }));
+    }
+    t.prompt += prompt;
+    t.completion += completion;
+    t.cached += cached;
+    t.costNano += costNano;
+  }
+
   /** A free-form counter, e.g. inc('agw_wallet_debits_total'). */
   inc(name: string, by = 1, lbl: Record<string, string> = {}): void {
     const key = `${name}{${labels(lbl)}}`;
@@ -62,6 +93,7 @@ export class Metrics {
     out.push('# TYPE agw_upstream_calls_total counter');
     for (const [k, v] of this.upstream) out.push(`agw_upstream_calls_total{${k}} ${v}`);
     renderHistogram(out, 'agw_upstream_duration_seconds', 'Upstream call latency.', this.upstreamSeconds);
+    this.renderCalls(out);
     const names = new Set([...this.counters.keys()].map((k) => k.slice(0, k.indexOf('{'))));
     for (const name of names) {
       out.push(`# TYPE ${name} counter`);
@@ -71,6 +103,20 @@ export class Metrics {
     out.push('# TYPE process_resident_memory_bytes gauge', `process_resident_memory_bytes ${mem.rss}`);
     out.push('# TYPE process_uptime_seconds gauge', `process_uptime_seconds ${process.uptime().toFixed(3)}`);
     return out.join('\n') + '\n';
+  }
+
+  private renderCalls(out: string[]): void {
+    const all = [...this.calls.values()].flatMap((m) => [...m.values()]);
+    out.push('# HELP agw_gateway_tokens_total Tokens of finalized gateway calls by provider, model and kind (prompt, completion, cached: the cached part of prompt).');
+    out.push('# TYPE agw_gateway_tokens_total counter');
+    for (const t of all) {
+      out.push(`agw_gateway_tokens_total{${t.labels},kind="prompt"} ${t.prompt}`);
+      out.push(`agw_gateway_tokens_total{${t.labels},kind="completion"} ${t.completion}`);
+      out.push(`agw_gateway_tokens_total{${t.labels},kind="cached"} ${t.cached}`);
+    }
+    out.push('# HELP agw_gateway_cost_usd_total USD charged for finalized gateway calls by provider and model.');
+    out.push('# TYPE agw_gateway_cost_usd_total counter');
+    for (const t of all) out.push(`agw_gateway_cost_usd_total{${t.labels}} ${t.costNano / 1e9}`);
   }
 }
 

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { loadConfig } from '../shared/config/load.js';
 import type { ResolvedConfig } from '../shared/config/resolve.js';
@@ -12,6 +13,8 @@ import { startDemo, type Demo } from './demo/demo.js';
 import { moneyOf } from './money/index.js';
 import { startKeyUsageFlush } from './auth/key-usage.js';
 import { configFileFor, defaultDataDir } from './paths.js';
+import { startPruner } from './requests/retention.js';
+import { startTelemetry } from './telemetry/index.js';
 
 export { configFileFor, defaultDataDir };
 
@@ -64,10 +67,15 @@ export async function startDaemon(opts: ServeOptions = {}): Promise<Daemon> {
   let app: App;
   try {
     await db.tx((q) => syncTiers(q, config));
+    if (config.telemetry) ctx.telemetry = await startTelemetry(config.telemetry, agwVersion());
     app = await buildApp(ctx);
     await moneyOf(ctx); // PostgreSQL: this daemon registers for budget leases before it serves
+    // after the gateway's own close step (which lets calls in flight settle): their spans are exported too
+    const telemetry = ctx.telemetry;
+    if (telemetry) ctx.onClose.push(() => telemetry.shutdown());
     await app.listen({ port: opts.port ?? 8787, host: opts.host ?? '127.0.0.1' });
   } catch (e) {
+    await ctx.telemetry?.shutdown().catch(() => undefined);
     await db.close();
     await demo?.close();
     throw e;
@@ -78,6 +86,7 @@ export async function startDaemon(opts: ServeOptions = {}): Promise<Daemon> {
   const port = typeof addr === 'object' && addr ? addr.port : opts.port;
   listenUrl = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
   if (demo) await demo.seed(ctx);
+  ctx.onClose.unshift(startPruner(ctx));
   log.info({ url: listenUrl, dataDir, store: db.dialect }, 'listening');
 
   let closing: Promise<void> | undefined;
@@ -104,4 +113,13 @@ export async function startDaemon(opts: ServeOptions = {}): Promise<Daemon> {
       log.flush();
     })());
   return { url: listenUrl, app, ctx, demo, close };
+}
+
+/** agw's version (package.json), for the telemetry resource. */
+function agwVersion(): string {
+  try {
+    return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+  } catch {
+    return '0.0.0';
+  }
 }

@@ -91,7 +91,7 @@ describe.each(['sqlite', 'postgres'] as const)('migration 6 on %s', (dialect) =>
       const indexes = await usageIndexes(db);
       for (const gone of ['usage_user_spend', 'usage_user_daily', 'usage_project_spend']) expect(indexes).not.toContain(gone);
       expect(indexes).toContain('usage_project_completed');
-      expect(indexes).toContain('usage_user_time');
+      expect(indexes).toContain('usage_user_log'); // version 9's (user_id, created_at, id), which replaced usage_user_time
 
       // the reports give what the records gave before the migration
       const after = (await userSpendGroups(db, a.id, now - 30 * DAY)).map(({ projectName: _n, ...g }) => g);

@@ -42,8 +42,8 @@ export async function chat(promptArg: string | undefined, opts: ChatOpts): Promi
   if (!prompt) throw new UsageError('the prompt is empty');
   const body = buildBody(prompt, opts);
   const api = await Api.open(opts);
-  const started = Date.now();
   const res = await api.send('POST', '/gateway/chat', { auth: 'bearer', json: body, timeoutMs: CHAT_TIMEOUT_MS });
+  const requestId = res.headers.get('x-request-id');
   const provider = res.headers.get('x-service-resolved-provider');
   const model = res.headers.get('x-service-resolved-model');
   const viaAlias = res.headers.get('x-service-resolved-via-alias') === '1';
@@ -70,23 +70,30 @@ export async function chat(promptArg: string | undefined, opts: ChatOpts): Promi
       if (!opts.json && content) process.stdout.write('\n');
       throw new CliError(`the stream broke off: ${(e as Error).message}`, 'retry the request', 'STREAM_ERROR');
     }
-    if (opts.json) return printJson({ provider, model, viaAlias, content, usage });
+    if (opts.json) return printJson({ provider, model, viaAlias, content, usage, requestId, cost: (await recordOf(api, requestId))?.cost ?? null });
     process.stdout.write('\n');
   }
-  if (isTty() && !opts.json) process.stdout.write(dim(`${provider}/${model}${await costSince(api, started, model)}`) + '\n');
+  if (isTty() && !opts.json) {
+    const cost = (await recordOf(api, requestId))?.cost;
+    process.stdout.write(dim(`${provider}/${model}${cost === undefined ? '' : ` · ${usd(cost)}`}${requestId ? ` · ${requestId}` : ''}`) + '\n');
+  }
 }
 
-/** The debit this call booked: the newest wallet transaction, if it is ours. Empty when unknown. */
-async function costSince(api: Api, started: number, model: string | null): Promise<string> {
-  try {
-    const t = await api.get<{ items: { amount: number; createdAt: string; model?: string }[] }>('/wallet/transactions', {
-      query: { limit: 1 },
-      timeoutMs: 3000,
-    });
-    const last = t.items[0];
-    if (!last || Date.parse(last.createdAt) < started - 1000 || (last.model && model && last.model !== model)) return '';
-    return ` · ${usd(-last.amount)}`;
-  } catch {
-    return '';
+/**
+ * The call's record in the request log (its answer's x-request-id): what it really cost.
+ * Undefined when it cannot be read (an older daemon, a network blip): the cost is then not
+ * shown.
+ */
+async function recordOf(api: Api, requestId: string | null): Promise<{ cost: number } | undefined> {
+  if (!requestId) return undefined;
+  // a stream's last event can reach us a moment before the daemon has booked the call
+  for (let attempt = 0; attempt < 5; attempt++) {
+    try {
+      return await api.get<{ cost: number }>(`/requests/${encodeURIComponent(requestId)}`, { auth: 'bearer', timeoutMs: 3000 });
+    } catch (e) {
+      if ((e as CliError).code !== 'REQUEST_NOT_FOUND') return undefined;
+      await new Promise((r) => setTimeout(r, 50 * (attempt + 1)));
+    }
   }
+  return undefined;
 }

@@ -88,6 +88,27 @@ export function registerAccount(program: Command): void {
     .addHelpText('after', examples('agw wallet topup 25'))
     .action(lazy(async () => (await account()).topup));
 
+  const logs = add(program.command('logs'))
+    .description('the request log: your gateway calls, newest last; --follow prints each new one as it settles')
+    .option('-f, --follow', 'keep printing calls as they settle (with --json: one JSON object per line)')
+    .option('-m, --model <model>', 'only calls that used this model')
+    .option('--provider <id>', 'only calls to this provider')
+    .option('--status <ok|error>', 'only calls agw answered below 400 (ok) or at 400 and above (error)')
+    .option('--since <when>', 'only calls since: 30m, 24h, 7d or an ISO date-time')
+    .option('--key-id <id>', 'only calls made with this key')
+    .option('--project <uid>', 'only calls tagged with this project')
+    .option('--endpoint <proxy|smart|chat>', 'only calls of this endpoint')
+    .option('-n, --limit <n>', 'how many (at most 500; default 20, 10 with --follow)')
+    .option('--cursor <cursor>', 'continue with older calls (printed after a full page)')
+    .option('--json', 'print the API answer ({items, nextCursor}); with --follow one Request per line')
+    .addHelpText('after', examples('agw logs', 'agw logs --status error --since 24h', 'agw logs -f --model gpt-4o-mini', 'agw logs --follow --json | jq .cost', 'agw logs show use_0123abcd'))
+    .action(lazy(async () => (await import('../commands/logs.js')).logs));
+  add(logs.command('show <id>'))
+    .description('one call: every field, and its bodies when the daemon keeps them (logs.bodies)')
+    .option('--json', 'print the API answer')
+    .addHelpText('after', examples('agw logs show use_0123abcd', 'agw logs show use_0123abcd --json'))
+    .action(lazy(async () => (await import('../commands/logs.js')).show));
+
   add(program.command('chat [prompt]'))
     .description('chat through the gateway; the prompt is read from stdin when not given')
     .option('-m, --model <model>', 'model id or alias (agw entitlements lists yours)', 'smart-lite')

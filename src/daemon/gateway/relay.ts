@@ -43,6 +43,7 @@ export class Call {
   async send(provider: ResolvedProvider, req: UpstreamRequest, latencyKey?: string): Promise<Dispatcher.ResponseData> {
     const t0 = performance.now();
     this.reservation.attempts++;
+    if (this.reservation.traceparent) req.headers.traceparent = this.reservation.traceparent;
     try {
       const res = await this.gw.upstreams.request(provider, { ...req, signal: this.controller });
       const ms = performance.now() - t0;
@@ -148,8 +149,10 @@ export async function deliver(call: Call, up: Dispatcher.ResponseData, o: Delive
   const format = o.provider.def.usageFormat;
   const usage = usageFromJson(format, body) ?? { prompt: o.price.kind === 'tokens' ? o.price.promptEstimate : 0, completion: 0, cached: 0 };
   const cost: Cost = tokenCost(ctx.config, o.provider, o.model ?? modelOfAnswer(body), usage);
+  const answer = o.rewriteJson ? rewriteOr(o.rewriteJson, body) : body;
+  reservation.bodies?.response.push(answer);
   await finalize(ctx, reservation, o.provider.def.id, cost, status);
-  reply.send(o.rewriteJson ? rewriteOr(o.rewriteJson, body) : body);
+  reply.send(answer);
 }
 
 /** A rewritten answer, or the original when it cannot be rewritten (not the JSON expected). */
@@ -218,12 +221,16 @@ function pipeBack(
         if (!data.length) continue;
         if (!wrote) call.reservation.firstByteAt = performance.now();
         wrote = true;
+        call.reservation.bodies?.response.push(data);
         if (!out.write(data)) await drained(out, call.signal);
       }
       tap?.end();
       if (rewrite && !out.destroyed) {
         const tail = rewrite.end();
-        if (tail) out.write(tail);
+        if (tail) {
+          out.write(tail);
+          call.reservation.bodies?.response.push(tail);
+        }
       }
       complete = !out.destroyed;
     } catch (err) {

@@ -2,6 +2,7 @@ import type { Queryable } from '../store/db.js';
 import { retakeQuotaUnit } from './quotas.js';
 import { addToSpendDaily, DAY_MS, type RollupDelta, type RollupKeyRow } from '../store/spend-rollup.js';
 import { debitMany, type DebitInput } from './wallets.js';
+import type { KeptBodies } from '../requests/bodies.js';
 
 /** A key budget a call counts in: the key and the budget period (key-limits.ts budgetPeriodKey). */
 export interface KeyBudgetRef {
@@ -66,6 +67,8 @@ export interface Booking {
   latencyMs: number | null;
   ttfbMs: number | null;
   attempts: number;
+  /** request and answer bodies, capped and redacted (logs.bodies only): request_bodies */
+  bodies?: KeptBodies;
 }
 
 const rollupKey = (b: Booking) => `${b.userId}\u0000${Math.floor(b.createdAt / DAY_MS)}\u0000${b.providerId}\u0000${b.projectId ?? ''}`;
@@ -92,6 +95,7 @@ function add<K>(map: Map<string, { key: K; delta: RollupDelta }>, k: string, key
 export async function applyBookings(q: Queryable, batch: readonly Booking[]): Promise<number> {
   const fresh: Booking[] = [];
   for (const b of batch) if (await insertRecord(q, b)) fresh.push(b);
+  for (const b of fresh) if (b.bodies) await insertBodies(q, b.id, b.createdAt, b.bodies);
   // the wallets first: a charge a wallet cannot cover is cut before anything counts it
   const debits = new Map<string, DebitInput[]>();
   for (const b of fresh) {
@@ -198,6 +202,13 @@ async function insertRecord(q: Queryable, b: Booking): Promise<boolean> {
     ],
   );
   return r.changes > 0;
+}
+
+async function insertBodies(q: Queryable, id: string, createdAt: number, k: KeptBodies): Promise<void> {
+  await q.run(
+    'INSERT INTO request_bodies (usage_id, created_at, request, response, request_bytes, response_bytes) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (usage_id) DO NOTHING',
+    [id, createdAt, k.request, k.response, k.requestBytes, k.responseBytes],
+  );
 }
 
 async function addToKeyDaily(q: Queryable, k: { userId: string; day: number; keyId: string }, d: RollupDelta): Promise<void> {

@@ -6,6 +6,9 @@ import { nanoToUsd, usdToNano } from '../../shared/money.js';
 import type { UsageType } from '../../shared/providers/index.js';
 import type { AppContext } from '../context.js';
 import { inflightOf } from '../gateway/inflight.js';
+import type { CallBodies } from '../requests/bodies.js';
+import { keptBodies, observe, settled } from '../requests/settled.js';
+import type { CallSpan } from '../telemetry/index.js';
 import type { Booking } from './bookings.js';
 import { resetText } from './buckets.js';
 import type { AdmitKey, RateHeaders, Refusal } from './engine.js';
@@ -52,6 +55,10 @@ export interface Reservation {
   rate: RateHeaders | null;
   /** set synchronously by the first finalize/release: a call settles once */
   settled: boolean;
+  /** request log: the bodies (logs.bodies only), the traceparent sent upstream, the span (telemetry only) */
+  bodies?: CallBodies;
+  traceparent?: string;
+  span?: CallSpan;
 }
 
 export interface ReserveInput {
@@ -73,6 +80,10 @@ export interface ReserveInput {
   quote: Quote;
   /** the store version the caller's credentials were checked at (SQLite; see Ledger.admit) */
   storeVersion?: number;
+  /** the request body as received (kept in the request log with logs.bodies; an object is kept as JSON) */
+  body?: Buffer | string | object;
+  /** the caller's W3C traceparent header */
+  traceparent?: string | string[];
 }
 
 /** Usage ids: a random per-process prefix and a counter (unique across daemons, no RNG call per request). */
@@ -159,6 +170,7 @@ export async function reserve(ctx: AppContext, input: ReserveInput): Promise<Res
     rate: null,
     settled: false,
   };
+  observe(ctx, r, input);
   const money = await moneyOf(ctx);
   const refusal = await money.admit({
     id: r.id,
@@ -186,7 +198,9 @@ export async function reserve(ctx: AppContext, input: ReserveInput): Promise<Res
             : refusal.kind === 'keyBudget'
               ? keyBudgetExceeded(refusal, r.keys.find((k) => k.id === refusal.keyId)!, r.keyId, input.quote, now)
               : rateLimited(refusal, r.rate);
-    if (refusal.kind !== 'no-account') money.record(bookingOf(ctx, r, { status: 'refused', err }));
+    const b = bookingOf(ctx, r, { status: 'refused', err });
+    settled(ctx, r, b);
+    if (refusal.kind !== 'no-account') money.record(b);
     throw withRequestId(err, r.id, r.rate);
   }
   inflightOf(ctx).begin();
@@ -287,7 +301,10 @@ export async function refuse(ctx: AppContext, call: RefusedCall, err: AgwError):
     rate: null,
     settled: true,
   };
-  (await moneyOf(ctx)).record(bookingOf(ctx, r, { status: 'refused', err }));
+  observe(ctx, r, call);
+  const b = bookingOf(ctx, r, { status: 'refused', err });
+  settled(ctx, r, b);
+  (await moneyOf(ctx)).record(b);
   return withRequestId(err, r.id);
 }
 
@@ -339,6 +356,7 @@ function bookingOf(ctx: AppContext, r: Reservation, s: SettleInput): Booking {
     latencyMs: round3(done - r.startedAt),
     ttfbMs: r.firstByteAt === null ? (s.status === 'finalized' ? round3(done - r.startedAt) : null) : round3(r.firstByteAt - r.startedAt),
     attempts: r.attempts,
+    bodies: r.bodies ? keptBodies(ctx, r.bodies, s.err) : undefined,
   };
 }
 
@@ -355,6 +373,7 @@ export async function finalize(ctx: AppContext, r: Reservation, providerId: stri
   try {
     const b = bookingOf(ctx, r, { status: 'finalized', providerId, cost, httpStatus, answerStatus: httpStatus });
     if (b.writtenOffNano > 0) ctx.metrics.inc('agw_written_off_nusd_total', b.writtenOffNano, { provider: providerId });
+    settled(ctx, r, b);
     await (await moneyOf(ctx)).settle(b);
   } finally {
     inflightOf(ctx).end();
@@ -366,7 +385,9 @@ export async function release(ctx: AppContext, r: Reservation, httpStatus: numbe
   if (r.settled) return;
   r.settled = true;
   try {
-    await (await moneyOf(ctx)).settle(bookingOf(ctx, r, { status: 'failed', httpStatus, err: answer?.err, answerStatus: answer?.status ?? answer?.err?.status ?? httpStatus ?? 503 }));
+    const b = bookingOf(ctx, r, { status: 'failed', httpStatus, err: answer?.err, answerStatus: answer?.status ?? answer?.err?.status ?? httpStatus ?? 503 });
+    settled(ctx, r, b);
+    await (await moneyOf(ctx)).settle(b);
   } finally {
     inflightOf(ctx).end();
   }

@@ -87,7 +87,11 @@ export class PgBatcher {
     const started = Date.now();
     for (;;) {
       try {
-        await this.db.call('agw_book', 'SELECT agw_book_v7($1, $2::jsonb) AS n', [epoch, JSON.stringify(batch.map(row))]);
+        const bodies = batch.filter((q) => q.b.bodies).map((q) => ({ id: q.b.id, createdAt: q.b.createdAt, ...q.b.bodies }));
+        if (bodies.length) {
+          // logs.bodies: the kept bodies go with the batch, in the same call (agw_book_v9, migration 9)
+          await this.db.call('agw_book_bodies', 'SELECT agw_book_v9($1, $2::jsonb, $3::jsonb) AS n', [epoch, JSON.stringify(batch.map(row)), JSON.stringify(bodies)]);
+        } else await this.db.call('agw_book', 'SELECT agw_book_v7($1, $2::jsonb) AS n', [epoch, JSON.stringify(batch.map(row))]);
         this.stats.batches++;
         this.stats.bookings += batch.length;
         this.committed(batch);
@@ -123,6 +127,7 @@ export class PgBatcher {
 function row(q: Queued, ord: number) {
   return {
     ...q.b,
+    bodies: undefined, // sent apart (agw_book_v9)
     ord,
     month: monthKey(q.b.settledAt),
     monthStart: monthStart(q.b.settledAt),

@@ -4,14 +4,15 @@ import type { UserPrincipal } from '../auth/principal.js';
 import { AgwError } from '../../shared/errors.js';
 import { errorResponses } from '../../shared/schemas/common.js';
 import { GatewayChatBody, GatewayChatHeaders, ProviderAnswer } from '../../shared/schemas/gateway.js';
-import { reserve, release } from '../money/calls.js';
+import { refuse, reserve, release } from '../money/calls.js';
 import { quoteTokens } from '../money/hold.js';
 import { gatewayUser, requireGatewayAuth, storeVersionOf } from '../gateway/auth.js';
 import { Call, deliver, isEventStream, projectFor, unreachable, upstreamMessage } from '../gateway/relay.js';
 import { readErrorBody } from '../gateway/redact.js';
-import { resolveChatModel } from '../gateway/resolve.js';
+import { CHAT_PROVIDERS, resolveChatModel } from '../gateway/resolve.js';
 import { keyAllowlist, refuseForKey } from '../gateway/key-refusal.js';
 import { KeyModelRefusal } from '../gateway/model-allowlist.js';
+import type { ResolvedConfig } from '../../shared/config/resolve.js';
 import { gatewayOf } from '../gateway/runtime.js';
 import { MessagesToCommonSse } from '../gateway/sse-translate.js';
 import { toCommonBody, toCommonResponse, toMessagesBody, type CommonChatBody } from '../gateway/translate.js';
@@ -41,6 +42,15 @@ function upstreamRefusal(provider: string, status: number, msg: string, retryAft
   }
   if (REQUEST_PROBLEMS.has(status)) return new AgwError('INVALID_REQUEST', `${provider} rejected the request: ${msg}`);
   return new AgwError('UPSTREAM_UNREACHABLE', `upstream ${provider} answered HTTP ${status}: ${msg}`);
+}
+
+/** What a call refused for its model is recorded against: the alias's first target, or the model named. */
+function refusedTarget(config: ResolvedConfig, model: string): { providerId: string; model: string | null; alias: string | null } {
+  const targets = config.aliases.get(model);
+  if (targets) return { providerId: targets[0]?.provider ?? CHAT_PROVIDERS[0], model: null, alias: model };
+  const slash = model.indexOf('/');
+  if (slash > 0) return { providerId: model.slice(0, slash), model: model.slice(slash + 1), alias: null };
+  return { providerId: CHAT_PROVIDERS.find((p) => config.models.has(`${p}/${model}`)) ?? CHAT_PROVIDERS[0], model, alias: null };
 }
 
 const gatewayChat: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
@@ -77,9 +87,31 @@ const gatewayChat: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }
       const u = gatewayUser(req);
       const body = req.body as CommonChatBody;
       const common = req.headers['x-service-response-format'] === 'openai';
-      const target = await resolveForCaller(req, u, body);
-      const provider = ctx.config.providers.get(target.provider)!;
       const projectId = await projectFor(ctx, req, u.userId);
+      let target;
+      try {
+        target = await resolveForCaller(req, u, body);
+      } catch (err) {
+        // a model outside the tier: a refused call, in the request log like the 402s and 429s
+        // (one outside the key's allowlist is recorded already: it carries its request id)
+        if (!(err instanceof AgwError) || err.status !== 403 || err.headers?.['x-request-id']) throw err;
+        throw await refuse(
+          ctx,
+          {
+            userId: u.userId,
+            tier: u.tier,
+            keyId: u.kind === 'key' ? u.keyId : null,
+            endpoint: 'chat',
+            ...refusedTarget(ctx.config, body.model),
+            projectId,
+            stream: body.stream === true,
+            body,
+            traceparent: req.headers.traceparent,
+          },
+          err,
+        );
+      }
+      const provider = ctx.config.providers.get(target.provider)!;
       const wire = target.provider === 'anthropic' ? toMessagesBody(body, target.model) : toCommonBody(body, target.model);
       const wireText = JSON.stringify(wire);
       const r = await reserve(ctx, {
@@ -96,6 +128,8 @@ const gatewayChat: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }
         alias: target.alias,
         projectId,
         stream: body.stream === true,
+        body,
+        traceparent: req.headers.traceparent,
         quote: quoteTokens(ctx.config, provider, target.model, wireText, wire),
       });
       const call = new Call(ctx, gw, reply, r);

@@ -25,11 +25,13 @@ import portalAccount from './portal-account.js';
 import portalWeb from './portal-web.js';
 import skillsWeb from './skills-web.js';
 import creatorWeb from './creator-web.js';
+import requests from './requests.js';
+import activityWeb from './activity-web.js';
 
 /**
  * The route table: every route group is one file, registered here. API routes live
  * under /api; the OIDC discovery document and the web portal's pages (dashboard,
- * /skills, /creator) at the root.
+ * /skills, /creator, /activity) at the root.
  */
 export async function registerRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const api = async (scope: FastifyInstance) => {
@@ -54,12 +56,14 @@ export async function registerRoutes(app: FastifyInstance, ctx: AppContext): Pro
     await scope.register(portalKeys, { ctx });
     await scope.register(keys, { ctx });
     await scope.register(portalAccount, { ctx });
+    await scope.register(requests, { ctx });
   };
   await app.register(api, { prefix: '/api' });
   await app.register(oauthDiscovery, { ctx });
   await app.register(portalWeb, { ctx });
   await app.register(skillsWeb, { ctx });
   await app.register(creatorWeb, { ctx });
+  await app.register(activityWeb, { ctx });
 }
 
 export interface RouteOptions {

@@ -87,6 +87,8 @@ const proxy: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
       alias: null,
       projectId: await projectFor(ctx, req, u.userId),
       stream: json?.stream === true,
+      body,
+      traceparent: req.headers.traceparent,
       quote: def.pricing.kind === 'units' ? quoteUnits(provider, charge) : quoteTokens(ctx.config, provider, model, body, json, generates(path)),
     });
     const call = new Call(ctx, gw, reply, r);
@@ -102,6 +104,7 @@ const proxy: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
     if (up.statusCode < 200 || up.statusCode >= 300) {
       // the provider's refusal (429 with its retry-after, 4xx, 5xx), free, with its secrets redacted
       const text = await errorBack(reply, up);
+      r.bodies?.response.push(text);
       await release(ctx, r, up.statusCode);
       return reply.send(text);
     }

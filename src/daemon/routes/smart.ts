@@ -87,6 +87,8 @@ const smart: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
         alias: cls,
         projectId: await projectFor(ctx, req, u.userId),
         stream: body.stream === true,
+        body,
+        traceparent: req.headers.traceparent,
         quote: dearest(wires.map((w) => w.quote)),
       });
       const call = new Call(ctx, gw, reply, r);

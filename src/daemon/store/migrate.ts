@@ -7,6 +7,7 @@ import { SCHEMA_V5_GATEWAY } from './schema-v5-gateway.js';
 import { SCHEMA_V6_SPEND_ROLLUP } from './schema-v6-spend-rollup.js';
 import { SCHEMA_V7_MONEY } from './schema-v7-money.js';
 import { SCHEMA_V8_KEYS } from './schema-v8-keys.js';
+import { SCHEMA_V9_REQUEST_LOG } from './schema-v9-request-log.js';
 import { SCHEMA_PG_V1 } from './schema-pg-v1.js';
 import { SCHEMA_PG_V2_MARKETPLACE } from './schema-pg-v2-marketplace.js';
 import { SCHEMA_PG_V4_SPEND } from './schema-pg-v4-spend.js';
@@ -14,6 +15,7 @@ import { SCHEMA_PG_V5_GATEWAY } from './schema-pg-v5-gateway.js';
 import { SCHEMA_PG_V6_SPEND_ROLLUP } from './schema-pg-v6-spend-rollup.js';
 import { SCHEMA_PG_V7_MONEY } from './schema-pg-v7-money.js';
 import { SCHEMA_PG_V8_KEYS } from './schema-pg-v8-keys.js';
+import { SCHEMA_PG_V9_REQUEST_LOG } from './schema-pg-v9-request-log.js';
 
 export interface Migration {
   version: number;
@@ -32,6 +34,7 @@ export const MIGRATIONS: Migration[] = [
   { version: 6, name: 'daily spend rollup', sqlite: SCHEMA_V6_SPEND_ROLLUP, postgres: SCHEMA_PG_V6_SPEND_ROLLUP },
   { version: 7, name: 'holds, leases, key spend, request log', sqlite: SCHEMA_V7_MONEY, postgres: SCHEMA_PG_V7_MONEY },
   { version: 8, name: 'keys with limits', sqlite: SCHEMA_V8_KEYS, postgres: SCHEMA_PG_V8_KEYS },
+  { version: 9, name: 'request log indexes, bodies and retention', sqlite: SCHEMA_V9_REQUEST_LOG, postgres: SCHEMA_PG_V9_REQUEST_LOG },
 ];
 
 export const SCHEMA_VERSION = Math.max(...MIGRATIONS.map((m) => m.version));

@@ -10,6 +10,13 @@ import { AgwError } from '../../shared/errors.js';
  * × projects rows), and the partial first day [since, end of that day) from the usage
  * records themselves through a (user | project, created_at) index. Sums are taken in
  * integer nano-USD by the store; the routes convert to USD at the edge.
+ *
+ * The request log's retention (requests/retention.ts) deletes old records, never rollup
+ * rows. A range whose `since` lies before the pruning boundary (request_log_pruned) reads
+ * its first day from the rollup too, whole: such a range starts at midnight UTC of its
+ * first day, and counts every call of it exactly (its records may be gone). The boundary
+ * is read by the same statement as the rows, so a pass of the pruner running meanwhile
+ * cannot make a report count a day partly.
  */
 export { DAY_MS };
 export const DEFAULT_RANGE_DAYS = 30;
@@ -75,15 +82,19 @@ function completedSince(by: 'user' | 'project', id: string, since: number): { sq
   const [rollupKey, recordKey] = by === 'user' ? ['user_id', 'user_id'] : ['project_key', 'project_id'];
   return {
     sql: `SELECT day, provider_id, project_key, calls, failures, raw_nusd, customer_nusd
-            FROM spend_daily WHERE ${rollupKey} = ? AND day > ?
+            FROM spend_daily WHERE ${rollupKey} = ? AND (day > ? OR (day = ? AND ? < ${PRUNED_BEFORE}))
           UNION ALL
           SELECT u.created_at / ${DAY_MS}, u.provider_id, COALESCE(u.project_id, ''), 1,
                  CASE WHEN u.status = 'failed' THEN 1 ELSE 0 END, u.raw_cost_nusd, u.customer_cost_nusd
             FROM usage_records u
-           WHERE u.${recordKey} = ? AND u.created_at >= ? AND u.created_at < ? AND u.status IN ('finalized', 'failed')`,
-    params: [id, firstDay, id, since, (firstDay + 1) * DAY_MS],
+           WHERE u.${recordKey} = ? AND u.created_at >= ? AND u.created_at < ? AND u.status IN ('finalized', 'failed')
+             AND ? >= ${PRUNED_BEFORE}`,
+    params: [id, firstDay, firstDay, since, id, since, (firstDay + 1) * DAY_MS, since],
   };
 }
+
+/** Records created before this may have been pruned (0: none ever was). */
+const PRUNED_BEFORE = '(SELECT COALESCE(MAX(before_ms), 0) FROM request_log_pruned)';
 
 /** The caller's own completed calls since `since`, grouped by (provider, project) with the project's name. */
 export async function userSpendGroups(q: Queryable, userId: string, since: number): Promise<SpendGroupRow[]> {

@@ -17,7 +17,7 @@ export const NAV: NavEntry[] = [
   { id: 'dashboard', href: '/', label: 'Dashboard' },
   { id: 'skills', href: '/skills', label: 'Skills' },
   { id: 'creator', href: '/creator', label: 'Creator' },
-  // { id: 'activity', href: '/activity', label: 'Activity' },  (the request log page)
+  { id: 'activity', href: '/activity', label: 'Activity' },
 ];
 
 export function renderNav(current?: NavId): string {

@@ -153,3 +153,13 @@ export const DEFAULT_GATEWAY = {
   /** how often keys' lastUsedAt is written (auth/key-usage.ts) */
   keyLastUsedFlushMs: 60_000,
 };
+
+/** The request log (usage_records): how long records and bodies are kept. */
+export const DEFAULT_LOGS = {
+  /** records are deleted in whole UTC days once they are older than this */
+  retentionDays: 30,
+  /** keep request and answer bodies (size-capped, secrets redacted) */
+  bodies: false,
+  /** bodies go earlier than their records when this is lower than retentionDays */
+  bodiesRetentionDays: 30,
+};

@@ -4,6 +4,7 @@ import {
   DEFAULT_ALIASES,
   DEFAULT_CATEGORIES,
   DEFAULT_GATEWAY,
+  DEFAULT_LOGS,
   DEFAULT_MARGIN,
   DEFAULT_PLATFORM_FEE,
   DEFAULT_SMART_ROUTES,
@@ -55,6 +56,9 @@ export interface ResolvedConfig {
   /** `selfTopup`: POST /api/wallet/topup credits directly (else 403 TOPUP_DISABLED). */
   wallet: { selfTopup: boolean };
   gateway: typeof DEFAULT_GATEWAY;
+  logs: typeof DEFAULT_LOGS;
+  /** OpenTelemetry export (absent: off, nothing of it loaded) */
+  telemetry?: { otlpEndpoint: string; headers: Record<string, string>; serviceName: string };
 }
 
 export const modelKey = (provider: string, model: string): string => `${provider}/${model}`;
@@ -194,6 +198,20 @@ export function resolveConfig(
       },
       wallet: { selfTopup: file.wallet?.selfTopup ?? DEFAULT_WALLET.selfTopup },
       gateway: { ...DEFAULT_GATEWAY, ...(file.gateway ?? {}) },
+      logs: resolveLogs(file.logs),
+      telemetry: file.telemetry?.otlpEndpoint
+        ? { otlpEndpoint: file.telemetry.otlpEndpoint, headers: file.telemetry.headers ?? {}, serviceName: file.telemetry.serviceName ?? 'agw' }
+        : undefined,
     },
+  };
+}
+
+/** logs.*: bodies are never kept longer than their records. */
+function resolveLogs(l: ConfigFile['logs']): typeof DEFAULT_LOGS {
+  const retentionDays = l?.retentionDays ?? DEFAULT_LOGS.retentionDays;
+  return {
+    retentionDays,
+    bodies: l?.bodies ?? DEFAULT_LOGS.bodies,
+    bodiesRetentionDays: Math.min(retentionDays, l?.bodiesRetentionDays ?? retentionDays),
   };
 }

@@ -157,6 +157,37 @@ export const ConfigSchema = Type.Object(
         { additionalProperties: false },
       ),
     ),
+    logs: Type.Optional(
+      Type.Object(
+        {
+          retentionDays: Type.Optional(
+            Type.Integer({ minimum: 1, maximum: 3650, description: 'request log records are deleted once older than this many days (default 30), in whole UTC days' }),
+          ),
+          bodies: Type.Optional(
+            Type.Boolean({ description: 'also keep request and answer bodies (32 KB each at most, secrets redacted); default false' }),
+          ),
+          bodiesRetentionDays: Type.Optional(
+            Type.Integer({ minimum: 1, maximum: 3650, description: 'bodies are deleted once older than this many days (default and at most: retentionDays)' }),
+          ),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    telemetry: Type.Optional(
+      Type.Object(
+        {
+          otlpEndpoint: Type.Optional(
+            Type.String({
+              pattern: '^https?://[^\\s/]+(:\\d+)?(/\\S*)?$',
+              description: 'OpenTelemetry: export one span per gateway call over OTLP/HTTP (JSON) to this collector, e.g. http://127.0.0.1:4318 (/v1/traces is added unless the URL ends with it); unset: no telemetry',
+            }),
+          ),
+          headers: Type.Optional(Type.Record(Type.String({ minLength: 1 }), Type.String(), { description: 'extra headers sent with every export (e.g. a collector token)' })),
+          serviceName: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'the service.name resource attribute (default agw)' })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
   },
   {
     additionalProperties: false,

@@ -1,4 +1,4 @@
-/** The portal's one stylesheet: system fonts, light and dark, one column on a phone (dashboard, marketplace, creator). */
+/** The portal's one stylesheet: system fonts, light and dark, one column on a phone (dashboard, marketplace, creator, activity). */
 export const PORTAL_CSS = String.raw`
 :root{--bg:#f6f7f9;--card:#fff;--fg:#1b1f24;--muted:#5b6470;--line:#d9dde3;--accent:#2457c5;--accent-fg:#fff;--bar:#2f6fe0;--bar2:#9bb7ef;--bad:#b42318;--ok:#127a3a;--focus:#f5a524}
 @media (prefers-color-scheme:dark){:root{--bg:#111418;--card:#1a1f25;--fg:#e8ebef;--muted:#a3acb8;--line:#2e353e;--accent:#6d9bff;--accent-fg:#0b0e12;--bar:#6d9bff;--bar2:#3b5a9a;--bad:#ff8a7a;--ok:#6fd39a}}
@@ -103,5 +103,18 @@ main>.card,main>.stats{margin-bottom:1rem}
 .actions{margin:.6rem 0}
 .big{font-size:3rem;margin:.5rem 0;color:var(--muted)}
 [hidden]{display:none!important}
+.status.ok{border-color:var(--ok);color:var(--ok)}
+.status.bad{border-color:var(--bad);color:var(--bad)}
+.chart.lines polyline{fill:none;stroke-width:2;vector-effect:non-scaling-stroke}
+.chart polyline.s0{stroke:var(--bar)}
+.chart polyline.s1{stroke:var(--bad)}
+.chart circle.s0{fill:var(--bar)}
+.chart circle.s1{fill:var(--bad)}
+.key::before{content:"";display:inline-block;width:.9em;height:.3em;margin-right:.3em;vertical-align:middle;background:var(--bar)}
+.key.s1::before{background:var(--bad)}
+pre.body{white-space:pre-wrap;overflow-wrap:anywhere;max-height:30rem;overflow:auto;margin:0;padding:.6rem;border:1px solid var(--line);border-radius:6px;background:var(--bg);font:.8rem/1.4 ui-monospace,Menlo,Consolas,monospace}
+.wrap{overflow-wrap:anywhere}
+#calls td{white-space:nowrap}
+#calls td.wrap{white-space:normal;min-width:8rem}
 @media (max-width:560px){main{padding:.6rem}.card{padding:.75rem}.barcell{width:25%}.hide-sm{display:none}nav.site{order:3;flex-basis:100%}}
 `;

@@ -1,0 +1,172 @@
+/** `agw logs [--follow] [filters] [--limit N] [--json]`, `agw logs show ID`: the request log (GET /api/requests). */
+import { Api } from '../api.js';
+import type { GlobalOpts } from '../auth.js';
+import { CliError, UsageError } from '../errors.js';
+import { usd, when } from '../format.js';
+import { bold, dim, green, isTty, printJson, printKv, red } from '../output.js';
+import type { RequestDetailT, RequestListT, RequestRecordT } from '../../shared/schemas/requests.js';
+
+interface LogsOpts extends GlobalOpts {
+  follow?: boolean;
+  model?: string;
+  provider?: string;
+  status?: string;
+  since?: string;
+  keyId?: string;
+  project?: string;
+  endpoint?: string;
+  limit?: string;
+  cursor?: string;
+}
+
+const MAX_LIMIT = 500;
+
+/** The API's filters from the options, checked here so a typo is a usage error (exit 2), not a 400. */
+function filters(o: LogsOpts): Record<string, string | undefined> {
+  if (o.status !== undefined && o.status !== 'ok' && o.status !== 'error') throw new UsageError(`--status must be ok or error, got ${o.status}`);
+  if (o.since !== undefined && !/^([0-9]{1,6}[mhd]|[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9:.]+(Z|[+-][0-9]{2}:[0-9]{2}))?)$/.test(o.since)) {
+    throw new UsageError(`--since must be a duration like 30m, 24h, 7d or an ISO date-time, got ${o.since}`);
+  }
+  if (o.endpoint !== undefined && !['proxy', 'smart', 'chat'].includes(o.endpoint)) throw new UsageError(`--endpoint must be proxy, smart or chat, got ${o.endpoint}`);
+  return { model: o.model, provider: o.provider, status: o.status, since: o.since, keyId: o.keyId, project: o.project, endpoint: o.endpoint };
+}
+
+function limitOf(o: LogsOpts, fallback: number): number {
+  if (o.limit === undefined) return fallback;
+  const n = Number(o.limit);
+  if (!Number.isInteger(n) || n < 1 || n > MAX_LIMIT) throw new UsageError(`--limit must be a whole number from 1 to ${MAX_LIMIT}`);
+  return n;
+}
+
+const HEAD = ['TIME (UTC)', 'ID', 'STATUS', 'MODEL', 'PROVIDER', 'TOKENS', 'COST', 'LATENCY'];
+const WIDTH = [19, 22, 6, 26, 10, 13, 10, 8];
+const ms = (v: number | null) => (v === null ? '-' : `${Math.round(v)} ms`);
+
+function cells(r: RequestRecordT): string[] {
+  const status = r.code ? `${r.status} ${r.code}` : String(r.status);
+  return [
+    r.createdAt.replace('T', ' ').slice(0, 19),
+    r.id,
+    status,
+    r.model ?? (r.alias ? `(${r.alias})` : '-'),
+    r.provider,
+    `${r.promptTokens}→${r.completionTokens}`,
+    usd(r.cost),
+    ms(r.latencyMs),
+  ];
+}
+
+/** One record as a line: padded columns on a terminal (status coloured), tab-separated otherwise. */
+function line(c: string[]): string {
+  if (!isTty()) return c.join('\t');
+  return c
+    .map((x, i) => {
+      const padded = i === c.length - 1 ? x : x.padEnd(WIDTH[i]);
+      if (i !== 2) return padded;
+      return /^[23]/.test(x) ? green(padded) : red(padded);
+    })
+    .join('  ')
+    .trimEnd();
+}
+
+const header = () => (isTty() ? bold(HEAD.map((h, i) => (i === HEAD.length - 1 ? h : h.padEnd(WIDTH[i]))).join('  ')) : HEAD.join('\t'));
+
+export async function logs(opts: LogsOpts): Promise<void> {
+  const f = filters(opts);
+  const limit = limitOf(opts, opts.follow ? 10 : 20);
+  if (opts.follow && opts.cursor) throw new UsageError('--cursor pages back through older calls; it does not go with --follow');
+  const api = await Api.open(opts);
+  if (!opts.follow) {
+    const page = await api.get<RequestListT>('/requests', { query: { ...f, limit, cursor: opts.cursor } });
+    if (opts.json) return printJson(page);
+    if (!page.items.length) {
+      process.stdout.write(isTty() ? 'No calls match. Make one with: agw chat "Hello"\n' : '');
+      return;
+    }
+    // newest last, as a log reads
+    process.stdout.write([header(), ...[...page.items].reverse().map((r) => line(cells(r)))].join('\n') + '\n');
+    if (page.nextCursor && isTty()) process.stdout.write(dim(`older calls: agw logs --cursor ${page.nextCursor}`) + '\n');
+    return;
+  }
+  await follow(api, opts, f, limit);
+}
+
+/**
+ * `--follow`: the newest `limit` calls, then each new one as it settles (GET
+ * /api/requests/stream). The stream is opened first and the list read after, so no call
+ * falls between them; one in both is printed once. `--json`: one Request per line.
+ */
+async function follow(api: Api, opts: LogsOpts, f: Record<string, string | undefined>, limit: number): Promise<void> {
+  const res = await api.send('GET', '/requests/stream', { query: f, headers: { accept: 'text/event-stream' }, timeoutMs: 0 });
+  const page = await api.get<RequestListT>('/requests', { query: { ...f, limit } });
+  const shown = new Set<string>();
+  const print = (r: RequestRecordT) => {
+    if (shown.has(r.id)) return;
+    shown.add(r.id);
+    if (shown.size > 10_000) shown.clear(); // only the list's ids can repeat, and only at the start
+    process.stdout.write((opts.json ? JSON.stringify(r) : line(cells(r))) + '\n');
+  };
+  if (!opts.json) process.stdout.write(header() + '\n');
+  for (const r of [...page.items].reverse()) print(r);
+  let ended = 'the daemon ended the stream';
+  try {
+    for await (const ev of sseEvents(res.body!)) {
+      if (ev.event === 'request') print(JSON.parse(ev.data) as RequestRecordT);
+      else if (ev.event === 'overflow') {
+        ended = 'this terminal read the stream too slowly and the daemon dropped it';
+        break;
+      }
+    }
+  } catch (e) {
+    ended = `the stream broke off: ${(e as Error).message}`;
+  }
+  throw new CliError(ended, 'run agw logs --follow again (agw logs lists what you missed)', 'STREAM_ENDED');
+}
+
+/** The events of a text/event-stream body (comments skipped). */
+async function* sseEvents(body: ReadableStream<Uint8Array>): AsyncGenerator<{ event: string; data: string }> {
+  const decoder = new TextDecoder();
+  let buf = '';
+  for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
+    buf += decoder.decode(chunk, { stream: true }).replace(/\r\n?/g, '\n');
+    let i: number;
+    while ((i = buf.indexOf('\n\n')) >= 0) {
+      const block = buf.slice(0, i).split('\n');
+      buf = buf.slice(i + 2);
+      let event = 'message';
+      const data: string[] = [];
+      for (const l of block) {
+        if (l.startsWith('event:')) event = l.slice(6).trim();
+        else if (l.startsWith('data:')) data.push(l.slice(5).replace(/^ /, ''));
+      }
+      if (data.length) yield { event, data: data.join('\n') };
+    }
+  }
+}
+
+export async function show(id: string, opts: GlobalOpts): Promise<void> {
+  if (!/^[A-Za-z0-9_-]{1,100}$/.test(id)) throw new UsageError(`${id} is not a request id (they look like use_…, from an answer's x-request-id or agw logs)`);
+  const r = await (await Api.open(opts)).get<RequestDetailT>(`/requests/${encodeURIComponent(id)}`);
+  if (opts.json) return printJson(r);
+  printKv([
+    ['id', r.id],
+    ['when', when(r.createdAt)],
+    ['status', r.code ? `${r.status} ${r.code}` : r.status],
+    ['endpoint', r.endpoint],
+    ['provider', r.provider],
+    ['model', r.model ?? '-'],
+    ['alias', r.alias ?? '-'],
+    ['stream', r.stream ? 'yes' : 'no'],
+    ['tokens', `${r.promptTokens} prompt, ${r.completionTokens} completion, ${r.cachedTokens} cached`],
+    ['cost', usd(r.cost)],
+    ['latency', ms(r.latencyMs)],
+    ['first byte', ms(r.ttfbMs)],
+    ['attempts', r.attempts],
+    ['key', r.keyId ?? '-'],
+    ['project', r.projectId ?? '-'],
+  ]);
+  if (!r.bodies) return;
+  for (const [title, b] of [['request body', r.bodies.request], ['answer body', r.bodies.response]] as const) {
+    process.stdout.write(`\n${bold(title)} (${b.bytes} bytes${b.truncated ? ', the first 32 KB' : ''})\n${b.text ?? ''}\n`);
+  }
+}

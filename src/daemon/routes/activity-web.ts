@@ -1,0 +1,107 @@
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import { AgwError } from '../../shared/errors.js';
+import { nanoToUsd } from '../../shared/money.js';
+import { CURSOR_PATTERN, REQUESTS_DEFAULT_LIMIT } from '../../shared/schemas/requests.js';
+import { detailView, parseSince, requestView } from '../requests/view.js';
+import { DAY_MS } from '../store/spend-rollup.js';
+import { dailyRequests, decodeCursor, encodeCursor, getBodies, getRequest, listRequests, type RequestFilter } from '../store/requests.js';
+import { activityDetailPage } from '../web/activity-detail-page.js';
+import { ACTIVITY_DAYS, activityPage, SINCE_CHOICES, type ActivityQuery } from '../web/activity-page.js';
+import { sendPage } from '../web/layout.js';
+import { loginPath } from '../web/next.js';
+import { htmlErrorHandler } from '../web/page-errors.js';
+import { signedIn } from '../web/signed-in.js';
+import type { RouteOptions } from './index.js';
+
+const CURSOR = new RegExp(CURSOR_PATTERN);
+
+/** The first value of a query parameter given once or repeated, trimmed and cut. */
+function first(v: unknown, max = 200): string {
+  const x = Array.isArray(v) ? v[0] : v;
+  return typeof x === 'string' ? x.trim().slice(0, max) : '';
+}
+
+/** The page's query, forgiving as a web page should be: empty fields are no filter, unknown values the default. */
+export function activityQuery(query: Record<string, unknown>): ActivityQuery {
+  const status = first(query.status);
+  const since = first(query.since);
+  const days = Number(first(query.days));
+  const cursor = first(query.cursor);
+  return {
+    model: first(query.model),
+    provider: first(query.provider, 100),
+    status: status === 'ok' || status === 'error' ? status : '',
+    since: SINCE_CHOICES.some(([v]) => v === since) ? since : '',
+    keyId: first(query.keyId, 100),
+    project: first(query.project, 100),
+    days: ACTIVITY_DAYS.includes(days) ? days : 7,
+    cursor: CURSOR.test(cursor) ? cursor : '',
+  };
+}
+
+/**
+ * `/activity` and `/activity/{id}` (session): the request log as pages, read through the
+ * same store functions as GET /api/requests, /api/requests/daily and /api/requests/{id},
+ * for the signed-in account only. Signed out: the login page, and back.
+ */
+const activityWeb: FastifyPluginAsync<RouteOptions> = async (app, { ctx }) => {
+  app.setErrorHandler(htmlErrorHandler('/activity'));
+
+  app.get('/activity', { schema: { hide: true } }, async (req, reply) => {
+    const user = await signedIn(ctx, req, reply);
+    if (!user) return reply.redirect(loginPath(req.url), 303);
+    const query = activityQuery(req.query as Record<string, unknown>);
+    const now = Date.now();
+    const filter: RequestFilter = {
+      userId: user.userId,
+      model: query.model || undefined,
+      provider: query.provider || undefined,
+      status: query.status || undefined,
+      since: parseSince(query.since || undefined, now),
+      keyId: query.keyId || undefined,
+      projectId: query.project || undefined,
+    };
+    const firstDay = Math.floor(now / DAY_MS) - query.days + 1;
+    const [page, dailyRows] = await Promise.all([
+      listRequests(ctx.db, filter, REQUESTS_DEFAULT_LIMIT, query.cursor ? decodeCursor(query.cursor) : undefined),
+      dailyRequests(ctx.db, { ...filter, since: undefined }, firstDay * DAY_MS),
+    ]);
+    const byDay = new Map(dailyRows.map((r) => [r.day, r]));
+    const daily = [];
+    for (let d = firstDay; d <= Math.floor(now / DAY_MS); d++) {
+      const r = byDay.get(d);
+      daily.push({
+        date: new Date(d * DAY_MS).toISOString().slice(0, 10),
+        requests: r?.requests ?? 0,
+        errors: r?.errors ?? 0,
+        cost: nanoToUsd(r?.costNano ?? 0),
+        latencyP50Ms: r?.p50 ?? null,
+        latencyP95Ms: r?.p95 ?? null,
+      });
+    }
+    const last = page.rows[page.rows.length - 1];
+    return sendPage(
+      reply,
+      activityPage({
+        user,
+        query,
+        items: page.rows.map((r) => requestView(r)),
+        nextCursor: page.more && last ? encodeCursor({ createdAt: last.created_at, id: last.id }) : null,
+        daily,
+        providers: [...ctx.config.providers.values()].filter((p) => p.enabled && p.apiKey).map((p) => p.def.id),
+        retentionDays: ctx.config.logs.retentionDays,
+      }),
+    );
+  });
+
+  app.get('/activity/:id', { schema: { hide: true } }, async (req: FastifyRequest<{ Params: { id: string } }>, reply) => {
+    const user = await signedIn(ctx, req, reply);
+    if (!user) return reply.redirect(loginPath(req.url), 303);
+    const id = req.params.id;
+    const row = /^[A-Za-z0-9_-]{1,100}$/.test(id) ? await getRequest(ctx.db, id, user.userId) : undefined;
+    if (!row) throw new AgwError('REQUEST_NOT_FOUND', `There is no call ${id} among yours (calls are kept ${ctx.config.logs.retentionDays} days).`);
+    return sendPage(reply, activityDetailPage(user, detailView(row, await getBodies(ctx.db, row.id)), ctx.config.logs.retentionDays));
+  });
+};
+
+export default activityWeb;
