@@ -71,6 +71,9 @@ describe('portal: money, allowance and models as they are', () => {
     expect(await value('#wallet-allowance')).toBe(w.monthlyAllowanceRemaining);
     expect(await page.locator('#wallet-allowance-total').innerText()).toBe('of $5.00 a month');
     expect(await page.locator('#wallet-allowance-of').innerText()).toMatch(/^\$5\.00 of \$5\.00 · resets \d{4}-\d\d-01$/);
+    // what a new call is admitted against (no call in flight: nothing held)
+    expect(w).toMatchObject({ held: 0, heldCalls: 0 });
+    expect(await page.locator('#wallet-available').innerText()).toBe(`${formatUsd(w.balance + w.monthlyAllowanceRemaining)} available`);
   });
 
   test('the transaction list says when the allowance paid, with one date format', async () => {

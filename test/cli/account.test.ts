@@ -89,6 +89,7 @@ test('human output: tables without escape codes when stdout is not a terminal', 
     [['providers'], 'PROVIDER\tCATEGORY\tKEY'],
     [['providers', 'openai'], 'MODEL\tIN /1M\tOUT /1M'],
     [['wallet'], 'monthly allowance'],
+    [['wallet'], 'available'],
     [['wallet', 'transactions'], 'DATE\tTYPE\tAMOUNT\tPAID FROM\tBALANCE\tDESCRIPTION'],
     [['whoami'], ada.id],
   ];

@@ -35,7 +35,7 @@ describe('agw admin user list / key list', () => {
     expect(JSON.stringify(out)).not.toMatch(/scrypt|password/i);
   });
 
-  it('key list USER: the contract’s Key fields that exist today, never the secret; lastUsedAt after use; revoked after revoke', async () => {
+  it('key list USER: the contract’s Key record, never the secret; lastUsedAt after use; revoked after revoke', async () => {
     expect((await d.fetch('/wallet', { key: ada.key })).status).toBe(200);
     const k2 = await ok<{ id: string; key: string }>(['key', 'create', ada.email, '--name', 'ci']);
     await ok(['key', 'revoke', k2.id]);
@@ -47,7 +47,12 @@ describe('agw admin user list / key list', () => {
       await new Promise((r) => setTimeout(r, 200));
     }
     expect(items.map((k) => k.id).sort()).toEqual([ada.keyId, k2.id].sort());
-    for (const k of items) expect(Object.keys(k).sort()).toEqual(['createdAt', 'id', 'lastUsedAt', 'name', 'prefix', 'revoked']);
+    const contract = ['createdAt', 'expiresAt', 'id', 'lastUsedAt', 'limits', 'name', 'prefix', 'revoked', 'spent'];
+    for (const k of items) {
+      expect(Object.keys(k)).toEqual(expect.arrayContaining(contract));
+      expect(k).not.toHaveProperty('key');
+      expect(k).not.toHaveProperty('hash');
+    }
     expect(items.find((k) => k.id === ada.keyId)).toMatchObject({ name: 'test', revoked: false, lastUsedAt: expect.stringMatching(/:00\.000Z$/) });
     expect(items.find((k) => k.id === k2.id)).toMatchObject({ name: 'ci', revoked: true, lastUsedAt: null, prefix: expect.stringMatching(/^agw_[0-9a-f]{12}_…$/) });
     const text = JSON.stringify(items);

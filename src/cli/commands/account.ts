@@ -78,9 +78,18 @@ export async function providers(id: string | undefined, opts: GlobalOpts): Promi
   }
 }
 
-function printWallet(w: Wallet): void {
+/** "$4.20 available, $0.35 held by 3 calls in flight": what a new call can be admitted against. */
+export function availableText(w: Wallet & { held?: number; heldCalls?: number }): string {
+  const held = w.held ?? 0;
+  const available = Math.max(0, Math.round((w.balance + w.monthlyAllowanceRemaining - held) * 1e9) / 1e9);
+  const calls = w.heldCalls ?? 0;
+  return held > 0 || calls > 0 ? `${usd(available)} available, ${usd(held)} held by ${calls} call${calls === 1 ? '' : 's'} in flight` : `${usd(available)} available`;
+}
+
+function printWallet(w: Wallet & { held?: number; heldCalls?: number }): void {
   printKv([
     ['balance', w.unlimited ? `unlimited (${usd(w.balance)})` : usd(w.balance)],
+    ...(w.unlimited ? [] : [['available', availableText(w)] as [string, string]]),
     ['currency', w.currency],
     ['monthly allowance', usd(w.monthlyAllowance)],
     ['allowance used', usd(w.monthlyAllowanceUsed)],

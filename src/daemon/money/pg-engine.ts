@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import { usdToNano } from '../../shared/money.js';
 import type { AppContext } from '../context.js';
@@ -7,45 +6,14 @@ import type { Booking } from './bookings.js';
 import type { AdmitKey, AdmitRequest, Held, MoneyEngine, RateHeaders, Refusal } from './engine.js';
 import type { TierDef } from '../../shared/config/defaults.js';
 import { PgBatcher, LEASE_LOST, type Consumed } from './pg-batch.js';
-import { Pot, potNames, userOfPot, type Need, type PotKind, type PotParams, type WaitResult } from './pg-pots.js';
+import { potNames, type Need, type Pot, type PotKind, type WaitResult } from './pg-pots.js';
+import { leaseTiming, Slices, type LeaseTiming } from './pg-slices.js';
 import { monthKey, monthStart, nextMonthStart, type WalletState } from './wallets.js';
 
 /** What an admitted call holds, until it settles. */
 interface CallHold {
   needs: Need[];
   epoch: string;
-}
-
-interface LeaseAnswer {
-  pot: string;
-  granted?: number;
-  free?: number;
-  missing?: boolean;
-  unlimited?: boolean;
-  balance?: number;
-  allowanceRemaining?: number;
-  allowanceUsed?: number;
-  currency?: string;
-  limit?: number;
-  used?: number;
-  level?: number;
-  at?: number;
-  leased?: number;
-}
-
-/** Timing of the lease protocol (config gateway.leaseTtlMs; the rest follows from it). */
-export interface LeaseTiming {
-  /** a daemon's slices are reclaimed this long after its last heartbeat */
-  ttlMs: number;
-  heartbeatMs: number;
-  /** a slice unused this long goes back to the store */
-  idleMs: number;
-  /** how long a short admission waits for peers to return slices */
-  recallWaitMs: number;
-}
-
-export function leaseTiming(ttlMs: number): LeaseTiming {
-  return { ttlMs, heartbeatMs: Math.max(100, Math.floor(ttlMs / 5)), idleMs: Math.min(2000, Math.max(200, Math.floor(ttlMs / 5))), recallWaitMs: 150 };
 }
 
 /**
@@ -64,41 +32,30 @@ export function leaseTiming(ttlMs: number): LeaseTiming {
  * granted, and grants never exceed what is free.
  */
 export class PgMoney implements MoneyEngine {
-  private readonly pots = new Map<string, Pot>();
   private readonly calls = new Map<string, CallHold>();
   private readonly batcher: PgBatcher;
-  private readonly waiters = new Map<string, Set<() => void>>();
-  private timers: NodeJS.Timeout[] = [];
-  /** this daemon's current identity in the store (a new one after its slices were reclaimed) */
-  private epoch = newEpoch();
-  /** leases may be used until then (local clock: the last heartbeat sent + TTL − a margin) */
-  private validUntil = 0;
-  private heartbeat: Promise<void> | null = null;
-  private closed = false;
-  readonly stats = { leases: 0, returns: 0, recalls: 0, lost: 0 };
+  /** this daemon's slices and the lease protocol */
+  readonly slices: Slices;
 
   private constructor(
     private readonly db: PgDb,
-    private readonly log: Pick<Logger, 'error' | 'warn' | 'info'>,
-    private readonly timing: LeaseTiming,
+    log: Pick<Logger, 'error' | 'warn' | 'info'>,
+    timing: LeaseTiming,
   ) {
+    this.slices = new Slices(db, log, timing);
     this.batcher = new PgBatcher(db, log, (items) => {
-      for (const { b, consumed, epoch } of items) if (epoch === this.epoch) this.consumed(b, consumed, true);
+      for (const { b, consumed, epoch } of items) if (epoch === this.slices.epoch) this.consumed(b, consumed, true);
     });
   }
 
   static async start(ctx: AppContext): Promise<PgMoney> {
-    const db = ctx.db as PgDb;
-    const m = new PgMoney(db, ctx.log, leaseTiming(ctx.config.gateway.leaseTtlMs));
-    await m.register();
-    await db.listen('agw_recall', (p) => m.onRecall(p));
-    await db.listen('agw_returned', (p) => m.wake(p));
-    await db.listen('agw_changed', (p) => m.onChanged(p));
-    db.onReset(() => m.onChanged('*'));
-    m.timers.push(setInterval(() => void m.beat().catch(() => undefined), m.timing.heartbeatMs));
-    m.timers.push(setInterval(() => void m.returnIdle().catch(() => undefined), m.timing.idleMs));
-    for (const t of m.timers) t.unref();
+    const m = new PgMoney(ctx.db as PgDb, ctx.log, leaseTiming(ctx.config.gateway.leaseTtlMs));
+    await m.slices.start();
     return m;
+  }
+
+  private get pots(): Map<string, Pot> {
+    return this.slices.pots;
   }
 
   // -- admission ---------------------------------------------------------------------
@@ -112,7 +69,7 @@ export class PgMoney implements MoneyEngine {
       if (!target) return null;
     } else target = needs.find((n) => n.pot.queue.length)!;
     for (;;) {
-      if (Date.now() > this.validUntil) await this.beat(); // throws when the store is unreachable
+      if (Date.now() > this.slices.validUntil) await this.slices.beat(); // throws when the store is unreachable
       const res = await new Promise<WaitResult>((resolve, reject) => {
         target!.pot.queue.push({ id: r.id, needs, recalled: false, resolve, reject });
         void this.drain(target!.pot);
@@ -130,9 +87,9 @@ export class PgMoney implements MoneyEngine {
     // a paid install debits the store directly, against allowance + balance − what daemons
     // leased: this daemon's unused slice goes back first, and peers are asked for theirs;
     // nothing is held in memory (the transaction's own check decides)
-    const pot = this.pot('wallet', potNames.wallet(userId), { userId, allowance: usdToNano(tier.monthlyAllowance), month: monthKey(now) });
-    await this.returnPots([pot]);
-    await this.recall({ pot, amount: nano });
+    const pot = this.slices.pot('wallet', potNames.wallet(userId), { userId, allowance: usdToNano(tier.monthlyAllowance), month: monthKey(now) });
+    await this.slices.returnPots([pot]);
+    await this.slices.recall({ pot, amount: nano });
     return { release: () => undefined };
   }
 
@@ -153,34 +110,27 @@ export class PgMoney implements MoneyEngine {
   private needsOf(r: AdmitRequest): Need[] {
     const needs: Need[] = [];
     const allowance = usdToNano(r.tier.monthlyAllowance);
-    needs.push({ pot: this.pot('wallet', potNames.wallet(r.userId), { userId: r.userId, allowance, month: monthKey(r.now) }), amount: r.holdNano });
+    needs.push({ pot: this.slices.pot('wallet', potNames.wallet(r.userId), { userId: r.userId, allowance, month: monthKey(r.now) }), amount: r.holdNano });
     const tierLimit = r.tier.quotas[r.usageType as keyof TierDef['quotas']] ?? 0;
     needs.push({
-      pot: this.pot('quota', potNames.quota(r.userId, r.usageType, r.periodKey), { userId: r.userId, usageType: r.usageType, period: r.periodKey, limit: tierLimit }),
+      pot: this.slices.pot('quota', potNames.quota(r.userId, r.usageType, r.periodKey), { userId: r.userId, usageType: r.usageType, period: r.periodKey, limit: tierLimit }),
       amount: 1,
     });
     for (const key of r.keys) {
       const { budgetNano, rpm, tpm } = key.limits;
       if (budgetNano !== null && key.period) {
-        needs.push({ pot: this.pot('budget', potNames.budget(key.id, key.period), { keyId: key.id, period: key.period, limit: budgetNano }), amount: r.holdNano });
+        needs.push({ pot: this.slices.pot('budget', potNames.budget(key.id, key.period), { keyId: key.id, period: key.period, limit: budgetNano }), amount: r.holdNano });
       }
-      if (rpm !== null) needs.push({ pot: this.pot('rpm', potNames.rpm(key.id), { keyId: key.id, limit: rpm }), amount: 1 });
-      if (tpm !== null) needs.push({ pot: this.pot('tpm', potNames.tpm(key.id), { keyId: key.id, limit: tpm }), amount: Math.min(r.tokens, tpm) });
+      if (rpm !== null) needs.push({ pot: this.slices.pot('rpm', potNames.rpm(key.id), { keyId: key.id, limit: rpm }), amount: 1 });
+      if (tpm !== null) needs.push({ pot: this.slices.pot('tpm', potNames.tpm(key.id), { keyId: key.id, limit: tpm }), amount: Math.min(r.tokens, tpm) });
     }
     // rate windows first: a call over its key's rate takes nothing else
     return needs.sort((a, b) => rank(a.pot.kind) - rank(b.pot.kind));
   }
 
-  private pot(kind: PotKind, name: string, params: PotParams): Pot {
-    let p = this.pots.get(name);
-    if (!p) this.pots.set(name, (p = new Pot(name, kind, params)));
-    else p.params = params; // the tier's allowance or limit as of this call
-    return p;
-  }
-
   /** Holds every need at once, or nothing: returns the first need that does not fit. */
   private tryHold(id: string, needs: Need[]): Need | null {
-    if (Date.now() > this.validUntil) return needs[0];
+    if (Date.now() > this.slices.validUntil) return needs[0];
     for (const n of needs) if (!n.pot.unlimited && n.pot.available < n.amount) return n;
     const now = Date.now();
     const held: Need[] = [];
@@ -198,9 +148,9 @@ export class PgMoney implements MoneyEngine {
       held.push(n);
       // a hot pot running low leases its next slice before anyone has to wait for it
       const p = n.pot;
-      if (!p.leasing && !p.queue.length && p.lastWant > 0 && p.available < p.lastWant / 4) void this.leaseOne(p, p.lastWant, p.lastWant, p.lastWant).catch(() => undefined);
+      if (!p.leasing && !p.queue.length && p.lastWant > 0 && p.available < p.lastWant / 4) void this.slices.leaseOne(p, p.lastWant, p.lastWant, p.lastWant).catch(() => undefined);
     }
-    this.calls.set(id, { needs: held, epoch: this.epoch });
+    this.calls.set(id, { needs: held, epoch: this.slices.epoch });
     return null;
   }
 
@@ -229,9 +179,9 @@ export class PgMoney implements MoneyEngine {
         }
         const have = Math.max(0, pot.available);
         const queued = pot.queue.reduce((sum, q) => sum + (q.needs.find((n) => n.pot === pot)?.amount ?? 0), 0);
-        const granted = await this.leaseOne(pot, queued - have, short.amount - have, pot.want(queued - have, short.amount, Date.now()));
+        const granted = await this.slices.leaseOne(pot, queued - have, short.amount - have, pot.want(queued - have, short.amount, Date.now()));
         if (granted > 0 || pot.unlimited) continue;
-        if (!pot.missing && !w.recalled && (await this.recall(short))) {
+        if (!pot.missing && !w.recalled && (await this.slices.recall(short))) {
           w.recalled = true;
           continue;
         }
@@ -243,112 +193,6 @@ export class PgMoney implements MoneyEngine {
     } finally {
       pot.draining = false;
     }
-  }
-
-  /** One lease of one pot (a prefetch, or what waiting admissions lack); resolves to the grant. */
-  private leaseOne(p: Pot, need: number, least: number, want: number): Promise<number> {
-    const leasing = this.lease([{ pot: p, need: Math.ceil(need), least: Math.ceil(least), want: Math.ceil(Math.max(want, need)) }]).then((g) => g.get(p.name) ?? 0);
-    p.leasing = leasing;
-    return leasing.finally(() => {
-      if (p.leasing === leasing) p.leasing = null;
-    });
-  }
-
-  private async lease(ask: { pot: Pot; need: number; least: number; want: number }[]): Promise<Map<string, number>> {
-    const epoch = this.epoch;
-    const reqs = ask.map(({ pot, need, least, want }) => ({ pot: pot.name, kind: pot.kind, ...pot.params, need: Math.max(1, need), least: Math.max(1, least), want }));
-    const grants = new Map<string, number>();
-    try {
-      const [row] = await this.db.call<{ a: LeaseAnswer[] }>('agw_lease', 'SELECT agw_lease_v7($1, $2::jsonb) AS a', [epoch, JSON.stringify(reqs)]);
-      this.stats.leases++;
-      if (epoch !== this.epoch) return grants; // reclaimed meanwhile: those grants went back with the rest
-      const now = Date.now();
-      for (const a of row.a) {
-        const p = this.pots.get(a.pot);
-        if (!p) continue;
-        if (a.unlimited) {
-          p.unlimited = true;
-          grants.set(a.pot, 1);
-          continue;
-        }
-        p.missing = a.missing === true;
-        if (p.missing) continue;
-        const granted = a.granted ?? 0;
-        p.granted += granted;
-        grants.set(a.pot, granted);
-        p.info = {
-          free: a.free ?? a.level ?? 0,
-          balance: a.balance,
-          allowanceRemaining: a.allowanceRemaining,
-          allowanceUsed: a.allowanceUsed,
-          currency: a.currency,
-          limit: a.limit,
-          used: a.used,
-          at: a.at,
-          leasedByOthers: a.leased === undefined ? undefined : Math.max(0, a.leased - p.granted),
-        };
-        p.lastWant = reqs.find((r) => r.pot === a.pot)?.want ?? p.lastWant;
-        p.lastLeaseAt = now;
-      }
-      return grants;
-    } catch (err) {
-      if ((err as { code?: string }).code === LEASE_LOST) this.lost();
-      throw err;
-    }
-  }
-
-  /**
-   * Asks the other daemons to return their unused slices of a pot that is short here,
-   * and waits a moment for one to say it did. False when no other daemon has leased
-   * enough of it to make up the shortfall (nothing to wait for).
-   */
-  private async recall(short: Need): Promise<boolean> {
-    const p = short.pot;
-    const missing = short.amount - Math.max(0, p.available) - (p.info?.free ?? 0);
-    if (missing <= 0) return true; // freed meanwhile: lease again
-    if (p.kind !== 'rpm' && p.kind !== 'tpm' && (p.info?.leasedByOthers ?? 0) <= 0) return false;
-    this.stats.recalls++;
-    const woken = new Promise<void>((resolve) => {
-      const t = setTimeout(done, this.timing.recallWaitMs);
-      const set = this.waiters.get(p.name) ?? new Set();
-      this.waiters.set(p.name, set);
-      set.add(done);
-      function done() {
-        clearTimeout(t);
-        set.delete(done);
-        resolve();
-      }
-    });
-    await this.db.call('agw_notify', 'SELECT pg_notify($1, $2)', ['agw_recall', `${this.epoch} ${p.name}`]);
-    await woken;
-    return true;
-  }
-
-  private wake(potName: string): void {
-    for (const w of this.waiters.get(potName) ?? []) w();
-  }
-
-  /** A peer is short of `pot`: return what this daemon does not use of it. */
-  private onRecall(payload: string): void {
-    const [from, name] = payload.split(' ');
-    if (from === this.epoch || !name) return;
-    const p = this.pots.get(name);
-    if (!p || p.available <= 0) return;
-    void this.returnPots([p])
-      .then((n) => (n > 0 ? this.db.call('agw_notify', 'SELECT pg_notify($1, $2)', ['agw_returned', name]) : undefined))
-      .catch(() => undefined);
-  }
-
-  /** A key, tier, override or unlimited flag changed (`*`: anything may have): forget what follows from it. */
-  private onChanged(userId: string): void {
-    const stale: Pot[] = [];
-    for (const p of this.pots.values()) {
-      const owner = userOfPot(p.name);
-      if (userId !== '*' && owner !== undefined && owner !== userId) continue;
-      p.unlimited = false;
-      if (p.available > 0) stale.push(p);
-    }
-    void this.returnPots(stale).catch(() => undefined);
   }
 
   private refusal(short: Need, r: AdmitRequest): Refusal {
@@ -399,22 +243,22 @@ export class PgMoney implements MoneyEngine {
         else if (n.pot.kind === 'quota') consumed.quota = true;
         else if (n.pot.kind === 'budget') consumed.budgets.push(n.pot.name);
         // tokens are spent as used; what the call did not use stays in this daemon's slice
-        else if (n.pot.kind === 'tpm' && h.epoch === this.epoch) n.pot.granted -= Math.min(n.amount, b.status === 'finalized' ? b.promptTokens + b.completionTokens : 0);
+        else if (n.pot.kind === 'tpm' && h.epoch === this.slices.epoch) n.pot.granted -= Math.min(n.amount, b.status === 'finalized' ? b.promptTokens + b.completionTokens : 0);
       }
     }
-    const epoch = h?.epoch ?? this.epoch;
-    if (epoch === this.epoch) this.consumed(b, consumed, false);
+    const epoch = h?.epoch ?? this.slices.epoch;
+    if (epoch === this.slices.epoch) this.consumed(b, consumed, false);
     try {
       await this.batcher.push(b, consumed, epoch);
     } catch (err) {
-      if (epoch === this.epoch) this.unconsumed(b, consumed);
-      if ((err as { code?: string }).code === LEASE_LOST) this.lost();
+      if (epoch === this.slices.epoch) this.unconsumed(b, consumed);
+      if ((err as { code?: string }).code === LEASE_LOST) this.slices.lost();
       throw err;
     }
   }
 
   record(b: Booking): void {
-    void this.batcher.push(b, { wallet: false, quota: false, budgets: [] }, this.epoch).catch(() => undefined);
+    void this.batcher.push(b, { wallet: false, quota: false, budgets: [] }, this.slices.epoch).catch(() => undefined);
   }
 
   /** What a settled call takes from its slices: pending until its batch commits, then off the grant. */
@@ -453,101 +297,17 @@ export class PgMoney implements MoneyEngine {
     const [others] = await this.db.call<{ nano: number; calls: number }>(
       'agw_held',
       'SELECT coalesce(sum(held), 0)::bigint AS nano, coalesce(sum(held_calls), 0)::bigint AS calls FROM leases WHERE pot = $1 AND daemon_id <> $2',
-      [potNames.wallet(userId), this.epoch],
+      [potNames.wallet(userId), this.slices.epoch],
     );
     return { nano: (mine?.held ?? 0) + Number(others.nano), calls: (mine?.calls ?? 0) + Number(others.calls) };
   }
 
-  // -- the daemon's leases: heartbeat, idle returns, loss, shutdown --------------------------
-
-  private async register(): Promise<void> {
-    const sent = Date.now();
-    await this.db.call('agw_register', 'INSERT INTO daemons (id, started_at, expires_at) VALUES ($1, $2::bigint, $2::bigint + $3::bigint)', [this.epoch, sent, this.timing.ttlMs]);
-    this.validUntil = sent + this.timing.ttlMs - Math.floor(this.timing.ttlMs / 4);
-  }
-
-  /** Extends this daemon's leases (and publishes its wallets' holds); returns expired peers' slices. */
-  private beat(): Promise<void> {
-    this.heartbeat ??= (async () => {
-      const sent = Date.now();
-      const held = [];
-      for (const p of this.pots.values()) {
-        if (p.kind !== 'wallet' || !p.heldDirty) continue;
-        p.heldDirty = false;
-        held.push({ pot: p.name, held: p.held, calls: p.calls });
-      }
-      const [row] = await this.db.call<{ ok: boolean }>('agw_alive', 'SELECT agw_alive_v7($1, $2, $3::jsonb) AS ok', [this.epoch, this.timing.ttlMs, JSON.stringify(held)]);
-      if (!row.ok) {
-        this.lost();
-        await this.register();
-      } else this.validUntil = sent + this.timing.ttlMs - Math.floor(this.timing.ttlMs / 4);
-      const [r] = await this.db.call<{ n: number }>('agw_reclaim', 'SELECT agw_reclaim_v7() AS n', []);
-      if (r.n > 0) this.log.warn({ daemons: r.n }, 'returned the slices of daemons that stopped');
-    })().finally(() => (this.heartbeat = null));
-    return this.heartbeat;
-  }
-
-  /** Returns the unused part of pots not used for a while. */
-  private returnIdle(): Promise<number> {
-    const before = Date.now() - this.timing.idleMs;
-    return this.returnPots([...this.pots.values()].filter((p) => p.lastUse < before && p.available > 0 && !p.leasing));
-  }
-
-  /** Returns the unused part of `pots` to the store; resolves to how many had some. */
-  private async returnPots(pots: Pot[]): Promise<number> {
-    const items = [];
-    for (const p of pots) {
-      const amount = Math.floor(p.available);
-      if (amount <= 0 || p.unlimited) continue;
-      p.granted -= amount; // out of reach of admissions before the store hears of it
-      items.push({ pot: p, amount });
-    }
-    if (!items.length) return 0;
-    try {
-      await this.db.call('agw_return', 'SELECT agw_return_v7($1, $2::jsonb)', [
-        this.epoch,
-        JSON.stringify(items.map(({ pot, amount }) => ({ pot: pot.name, kind: pot.kind, keyId: pot.params.keyId, limit: pot.params.limit, amount }))),
-      ]);
-      this.stats.returns++;
-      return items.length;
-    } catch (err) {
-      if ((err as { code?: string }).code === LEASE_LOST) this.lost();
-      else for (const { pot, amount } of items) pot.granted += amount; // still leased
-      throw err;
-    }
-  }
-
-  /**
-   * The store reclaimed this daemon's slices (it was taken for dead): nothing leased
-   * is ours any more. Calls in flight keep their holds, but their bookings name the old
-   * epoch and are refused; new calls lease again under a new epoch.
-   */
-  private lost(): void {
-    if (this.closed) return;
-    this.stats.lost++;
-    this.log.error({ epoch: this.epoch }, 'this daemon was taken for dead and its slices returned: starting over');
-    this.epoch = newEpoch();
-    this.validUntil = 0;
-    for (const p of this.pots.values()) {
-      p.granted = 0;
-      p.pending = 0;
-      p.unlimited = false;
-      p.info = null;
-    }
-  }
 
   async close(): Promise<void> {
-    for (const t of this.timers) clearInterval(t);
     await this.batcher.drain();
-    this.closed = true;
-    try {
-      // give every slice back and leave: the same path as a reclaim, at once
-      await this.db.call('agw_leave', 'UPDATE daemons SET expires_at = 0 WHERE id = $1', [this.epoch]);
-      await this.db.call('agw_reclaim', 'SELECT agw_reclaim_v7() AS n', []);
-    } catch (err) {
-      this.log.warn({ err }, 'could not return the leases at shutdown: they come back when they expire');
-    }
+    await this.slices.stop();
   }
+
 }
 
 /** Admission order of a call's pots: rate windows, then quota, budget and wallet. */
@@ -555,6 +315,3 @@ function rank(kind: PotKind): number {
   return kind === 'rpm' ? 0 : kind === 'tpm' ? 1 : kind === 'quota' ? 2 : kind === 'budget' ? 3 : 4;
 }
 
-function newEpoch(): string {
-  return `d_${randomBytes(8).toString('hex')}`;
-}

@@ -60,6 +60,7 @@ ${keySpendCard(th([['Key'], ...SPEND_COLS]))}
   <dl class="stats">${money('wallet-balance', 'Balance')}<div><dt>Allowance left this month</dt><dd><span id="wallet-allowance">…</span> <span id="wallet-allowance-total" class="note"></span></dd></div></dl>
   <div class="meter"><div class="lbl"><span id="wallet-meter-l">Allowance used this month</span><span id="wallet-allowance-of" class="note"></span></div>
   <meter id="wallet-meter" min="0" max="1" value="0" aria-labelledby="wallet-meter-l"></meter></div>
+  <p id="wallet-available" class="note" aria-live="polite"></p>
   ${user.selfTopup ? topupForm : topupOff(user.email)}
   <h3>Transactions</h3>
   <p class="note">A debit is paid from this month’s allowance first, then from the balance.</p>

@@ -125,6 +125,10 @@ function loadWallet() {
     $('wallet-allowance-of').textContent = usd(w.monthlyAllowanceUsed) + ' of ' + usd(w.monthlyAllowance) + ' · resets ' + formatDay(w.monthlyAllowanceResetsAt);
     var m = $('wallet-meter');
     m.max = w.monthlyAllowance || 1; m.value = w.monthlyAllowanceUsed;
+    // what a new call is admitted against: balance + allowance left − the holds of calls in flight
+    var held = w.held || 0, calls = w.heldCalls || 0;
+    var avail = Math.max(0, Math.round((w.balance + w.monthlyAllowanceRemaining - held) * 1e9) / 1e9);
+    $('wallet-available').textContent = w.unlimited ? '' : usd(avail) + ' available' + (held > 0 || calls > 0 ? ', ' + usd(held) + ' held by ' + calls + (calls === 1 ? ' call' : ' calls') + ' in flight' : '');
   }).catch(fail('Wallet'));
   txCursor = null; clear($('tx-rows')); loadTx();
 }
