@@ -12,6 +12,8 @@ export async function runLoad(sc, { connections, duration }) {
     method: sc.method ?? 'POST',
     headers: sc.headers,
     body: sc.body,
+    // several users: each connection cycles through their requests
+    ...(sc.requests ? { requests: sc.requests.map((r) => ({ method: sc.method ?? 'POST', path: sc.path, headers: r.headers, body: sc.body })) } : {}),
     connections,
     duration,
     pipelining: 1,

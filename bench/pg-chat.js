@@ -1,15 +1,18 @@
-// The unified-chat scenario on both stores (issue #8): what the shared PostgreSQL store
-// costs against the embedded SQLite one, and what a second daemon on the same database
-// adds. `npm run build && node bench/pg-chat.js [--duration S] [--connections N] [--calls N] [--smoke] [--json]`
-// Needs PostgreSQL (AGW_TEST_PG, default postgres://postgres@127.0.0.1:5432, trust auth);
-// each run creates and drops its own database.
-import { mkdirSync, mkdtempSync, rmSync, appendFileSync } from 'node:fs';
+// Scale-out (issue #16): the unified-chat scenario on one SQLite daemon and on 1, 2 and 3
+// daemons sharing one PostgreSQL, each with one hot user and with 20 users, in one run;
+// then 3 daemons under load with one SIGKILLed, and the books checked.
+// `npm run build && node bench/pg-chat.js [--duration S] [--connections N] [--calls N]
+//   [--async-commit] [--smoke] [--json]`
+// Needs PostgreSQL (AGW_TEST_PG, default postgres://postgres@127.0.0.1:5432, trust auth,
+// on this machine: its processes' CPU is read from /proc); each run makes and drops its
+// own database. Figures are ratios against the SQLite leg of the same run.
+import { mkdirSync, mkdtempSync, rmSync, appendFileSync, readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { runLoad } from './load.js';
-import { seedUser, startDaemonProcess, startMockProcess, writeAgwConfig } from './procs.js';
+import { cpuMsOf, seedUser, seedUsers, startDaemonProcess, startMockProcess, writeAgwConfig } from './procs.js';
 import { buildScenarios } from './scenarios.js';
 import { runSequential } from './sequential.js';
 import { round } from './stats.js';
@@ -19,6 +22,7 @@ const { values: a } = parseArgs({
     duration: { type: 'string' },
     connections: { type: 'string' },
     calls: { type: 'string' },
+    'async-commit': { type: 'boolean' },
     smoke: { type: 'boolean' },
     json: { type: 'boolean' },
   },
@@ -26,11 +30,13 @@ const { values: a } = parseArgs({
 const smoke = a.smoke === true;
 const opts = {
   duration: Number(a.duration ?? (smoke ? 1 : 10)),
-  connections: Number(a.connections ?? (smoke ? 10 : 50)),
+  connections: Number(a.connections ?? (smoke ? 10 : 48)),
   calls: Number(a.calls ?? (smoke ? 50 : 1000)),
-  warmup: smoke ? 10 : 200,
+  warmup: smoke ? 10 : 300,
+  users: smoke ? 4 : 20,
 };
 const SERVER = (process.env.AGW_TEST_PG ?? 'postgres://postgres@127.0.0.1:5432').replace(/\/+$/, '');
+const PARAMS = a['async-commit'] ? '?options=-c%20synchronous_commit%3Doff' : '';
 const log = (m) => process.stderr.write(`[bench:pg] ${m}\n`);
 
 async function maintenance(sql) {
@@ -43,58 +49,118 @@ async function maintenance(sql) {
   }
 }
 
-/** The money check on PostgreSQL: one finalized record, one debit and one quota unit per 2xx. */
-async function bookkeeping(url, userId, ok) {
+/** CPU ms used so far by every PostgreSQL server process of this machine (backends, WAL writer, checkpointer). */
+function postgresCpuMs() {
+  let ms = 0;
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() !== 'postgres') continue;
+    } catch {
+      continue;
+    }
+    ms += cpuMsOf(pid) ?? 0;
+  }
+  return ms;
+}
+
+/** The books of a PostgreSQL store: one finalized record, one debit and one quota unit per served call; no slice left. */
+async function bookkeeping(url, userIds, ok) {
   const c = new pg.Client({ connectionString: url });
   await c.connect();
   try {
-    const q = async (sql) => (await c.query(sql, [userId])).rows[0];
-    const u = await q(`SELECT COUNT(*) FILTER (WHERE status = 'finalized')::int AS fin, COUNT(*) FILTER (WHERE status = 'reserved')::int AS res,
-                              COALESCE(SUM(customer_cost_nusd) FILTER (WHERE status = 'finalized'), 0)::bigint AS cost FROM usage_records WHERE user_id = $1`);
+    const q = async (sql) => (await c.query(sql, [userIds])).rows[0];
+    const u = await q(`SELECT COUNT(*) FILTER (WHERE status = 'finalized')::int AS fin, COALESCE(SUM(customer_cost_nusd) FILTER (WHERE status = 'finalized'), 0)::bigint AS cost
+                         FROM usage_records WHERE user_id = ANY($1)`);
     const d = await q(`SELECT COUNT(*)::int AS n, COUNT(DISTINCT usage_id)::int AS distinct_n, COALESCE(-SUM(amount_nusd), 0)::bigint AS total
-                         FROM wallet_transactions WHERE user_id = $1 AND usage_id IS NOT NULL`);
-    const qu = await q(`SELECT COALESCE(SUM(used), 0)::int AS used FROM quota_counters WHERE user_id = $1 AND usage_type = 'ai_chat'`);
-    const pass = u.fin >= ok && d.n === u.fin && d.distinct_n === u.fin && qu.used === u.fin && u.res === 0 && d.total === u.cost;
-    return { pass, finalized: u.fin, debits: d.n, quotaUsed: qu.used, reserved: u.res };
+                         FROM wallet_transactions WHERE user_id = ANY($1) AND usage_id IS NOT NULL`);
+    const qu = await q(`SELECT COALESCE(SUM(used), 0)::int AS used FROM quota_counters WHERE user_id = ANY($1) AND usage_type = 'ai_chat'`);
+    const w = await q(`SELECT COALESCE(SUM(leased_nusd), 0)::bigint AS leased, COALESCE(MIN(balance_nusd), 0)::bigint AS min_balance FROM wallets WHERE user_id = ANY($1)`);
+    const leases = (await c.query('SELECT COUNT(*)::int AS n FROM leases WHERE amount > 0')).rows[0].n;
+    const pass =
+      u.fin >= ok && d.n === u.fin && d.distinct_n === u.fin && qu.used === u.fin && d.total === u.cost && Number(w.leased) === 0 && leases === 0 && Number(w.min_balance) >= 0;
+    return { pass, finalized: u.fin, answered: ok, debits: d.n, quotaUsed: qu.used, leftLeased: Number(w.leased), leaseRows: leases };
   } finally {
     await c.end();
   }
 }
 
-/** One leg: `daemons` daemons on one store, the chat scenario sequentially (first daemon) and under load (split over all). */
-async function leg(name, mockUrl, tmp, { store, daemons }) {
+/** Autocannon over `daemons`, connections split between them, each cycling through `keys`. */
+async function loadOver(urls, mockUrl, keys, { connections, duration }) {
+  const per = Math.max(1, Math.round(connections / urls.length));
+  const scs = urls.map((url) => {
+    const sc = buildScenarios({ mock: mockUrl, forwarder: mockUrl, agw: url }, keys[0]).chat;
+    return keys.length === 1 ? sc : { ...sc, requests: keys.map((k) => ({ headers: { ...sc.headers, authorization: `Bearer ${k}` } })) };
+  });
+  const results = await Promise.all(scs.map((sc) => runLoad(sc, { connections: per, duration })));
+  return {
+    rps: results.reduce((n, r) => n + r.rps, 0),
+    p99: Math.max(...results.map((r) => r.p99)),
+    ok: results.reduce((n, r) => n + r.ok, 0),
+    errors: results.reduce((n, r) => n + r.errors + r.non2xx + r.timeouts, 0),
+    cutOff: results.reduce((n, r) => n + r.cutOff, 0),
+  };
+}
+
+/** CPU ms of the daemons and of PostgreSQL spent while `fn` runs. */
+async function measured(pids, fn) {
+  const d0 = pids.reduce((n, p) => n + (cpuMsOf(p) ?? 0), 0);
+  const p0 = postgresCpuMs();
+  const out = await fn();
+  const daemonMs = pids.reduce((n, p) => n + (cpuMsOf(p) ?? 0), 0) - d0;
+  return { ...out, daemonMs, postgresMs: postgresCpuMs() - p0 };
+}
+
+const perCall = (ms, calls) => (calls ? round((ms * 1000) / calls, 0) : null); // µs
+
+/** One leg: `daemons` daemons on one store; sequential on the first; a hot user, then 20 users, over all. */
+async function leg(name, mockUrl, tmp, { store, daemons, kill = false }) {
   const dataDir = join(tmp, name);
   mkdirSync(dataDir);
   const configFile = writeAgwConfig(dataDir, mockUrl);
   if (store) appendFileSync(configFile, `store: "${store}"\n`);
-  const user = await seedUser(dataDir, configFile, { email: `${name}@example.com`, password: 'bench-password-1' });
+  const hot = await seedUser(dataDir, configFile, { email: `${name}@example.com`, password: 'bench-password-1' });
+  const many = await seedUsers(dataDir, configFile, { prefix: name, count: opts.users });
   const procs = [];
+  const result = { name, daemons };
   try {
     for (let i = 0; i < daemons; i++) procs.push(await startDaemonProcess({ dataDir, configFile }));
-    const scs = procs.map((p) => buildScenarios({ mock: mockUrl, forwarder: mockUrl, agw: p.url }, user.key).chat);
-    log(`${name}: sequential ${opts.calls} calls`);
-    const seq = await runSequential(scs[0], opts);
-    log(`${name}: load ${opts.connections} connections for ${opts.duration}s over ${daemons} daemon(s)`);
-    const per = Math.max(1, Math.round(opts.connections / daemons));
-    const loads = await Promise.all(scs.map((sc) => runLoad(sc, { connections: per, duration: opts.duration })));
-    const ok = seq.ok + loads.reduce((n, l) => n + l.ok, 0);
-    const cutOff = loads.reduce((n, l) => n + l.cutOff, 0);
-    // calls autocannon cut off at the end may still be running in the daemon: let them settle
-    await new Promise((r) => setTimeout(r, 1500));
+    const pids = procs.map((p) => p.pid);
+    const urls = procs.map((p) => p.url);
+    if (!kill) {
+      log(`${name}: sequential ${opts.calls} calls`);
+      const seq = await runSequential(buildScenarios({ mock: mockUrl, forwarder: mockUrl, agw: urls[0] }, hot.key).chat, opts);
+      result.seqP50 = round(seq.p50);
+      result.seqP99 = round(seq.p99);
+      result.seqOk = seq.ok;
+      log(`${name}: one hot user, ${opts.connections} connections for ${opts.duration}s`);
+      const h = await measured(pids, () => loadOver(urls, mockUrl, [hot.key], opts));
+      log(`${name}: ${opts.users} users`);
+      const m = await measured(pids, () => loadOver(urls, mockUrl, many.map((u) => u.key), opts));
+      Object.assign(result, {
+        hotRps: round(h.rps, 1),
+        hotP99: h.p99,
+        manyRps: round(m.rps, 1),
+        manyP99: m.p99,
+        daemonCpuUs: perCall(h.daemonMs + m.daemonMs, h.ok + m.ok),
+        postgresCpuUs: store ? perCall(h.postgresMs + m.postgresMs, h.ok + m.ok) : 0,
+        errors: seq.failed + h.errors + m.errors,
+        ok: seq.ok + h.ok + m.ok,
+        cutOff: h.cutOff + m.cutOff,
+      });
+    } else {
+      log(`${name}: ${opts.users} users over ${daemons} daemons for ${opts.duration}s, the last daemon SIGKILLed a third of the way in`);
+      const running = loadOver(urls, mockUrl, many.map((u) => u.key), opts);
+      await new Promise((r) => setTimeout(r, (opts.duration * 1000) / 3));
+      await procs[daemons - 1].stop('SIGKILL');
+      const l = await running;
+      Object.assign(result, { manyRps: round(l.rps, 1), ok: l.ok, cutOff: l.cutOff, killedErrors: l.errors });
+    }
+    // calls autocannon cut off may still be settling: let them; a killed daemon's slices come back after the lease TTL
+    await new Promise((r) => setTimeout(r, kill ? 12_000 : 1500));
     await Promise.all(procs.map((p) => p.stop()));
-    const books = store ? await bookkeeping(store, user.id, ok) : null;
-    return {
-      name,
-      daemons,
-      seqP50: round(seq.p50),
-      seqP99: round(seq.p99),
-      rps: round(loads.reduce((n, l) => n + l.rps, 0), 1),
-      loadP50: Math.max(...loads.map((l) => l.p50)),
-      loadP99: Math.max(...loads.map((l) => l.p99)),
-      errors: seq.failed + loads.reduce((n, l) => n + l.errors + l.non2xx + l.timeouts, 0),
-      cutOff,
-      bookkeeping: books,
-    };
+    if (store) result.bookkeeping = await bookkeeping(store, [hot.id, ...many.map((u) => u.id)], result.ok);
+    return result;
   } finally {
     await Promise.all(procs.map((p) => p.stop().catch(() => {})));
   }
@@ -102,21 +168,15 @@ async function leg(name, mockUrl, tmp, { store, daemons }) {
 
 const tmp = mkdtempSync(join(os.tmpdir(), 'agw-bench-pg-'));
 const db = `agw_bench_${process.pid}`;
-const results = { machine: { cores: os.cpus().length, node: process.versions.node }, options: opts, legs: [], problems: [] };
+const results = { machine: { cores: os.cpus().length, node: process.versions.node, asyncCommit: Boolean(a['async-commit']) }, options: opts, legs: [], problems: [] };
 let mock;
 try {
   mock = await startMockProcess();
   results.legs.push(await leg('sqlite', mock.url, tmp, { daemons: 1 }));
-  const legs = [
-    ['postgres', '', 1],
-    // the durability SQLite's WAL with synchronous=NORMAL gives: commits are not flushed one by one
-    ['postgres-async-commit', '?options=-c%20synchronous_commit%3Doff', 1],
-    ['postgres-x2', '', 2],
-  ];
-  for (const [name, params, daemons] of legs) {
+  for (const [name, daemons, kill] of [['postgres-x1', 1], ['postgres-x2', 2], ['postgres-x3', 3], ['postgres-x3-kill', 3, true]]) {
     await maintenance(`DROP DATABASE IF EXISTS ${db} WITH (FORCE)`);
     await maintenance(`CREATE DATABASE ${db}`);
-    results.legs.push(await leg(name, mock.url, tmp, { store: `${SERVER}/${db}${params}`, daemons }));
+    results.legs.push(await leg(name, mock.url, tmp, { store: `${SERVER}/${db}${PARAMS}`, daemons, kill }));
   }
 } catch (e) {
   results.problems.push(String(e?.stack ?? e));
@@ -129,16 +189,34 @@ for (const l of results.legs) {
   if (l.errors > 0) results.problems.push(`${l.name}: ${l.errors} errors`);
   if (l.bookkeeping && !l.bookkeeping.pass) results.problems.push(`${l.name}: bookkeeping mismatch ${JSON.stringify(l.bookkeeping)}`);
 }
+const byName = Object.fromEntries(results.legs.map((l) => [l.name, l]));
+const ratio = (x, y) => (x && y ? round(x / y, 3) : null);
+const sq = byName.sqlite;
+const p1 = byName['postgres-x1'];
+const p2 = byName['postgres-x2'];
+const p3 = byName['postgres-x3'];
+results.targets = sq && p1 && p2
+  ? [
+      ['PostgreSQL x1 / SQLite, hot user rps', ratio(p1.hotRps, sq.hotRps), '>= 0.7'],
+      ['PostgreSQL x1 / SQLite, 20 users rps', ratio(p1.manyRps, sq.manyRps), '>= 0.7'],
+      ['PostgreSQL x1 / SQLite, sequential p50', ratio(p1.seqP50, sq.seqP50), '<= 2'],
+      ['PostgreSQL x2 / x1, hot user rps', ratio(p2.hotRps, p1.hotRps), '>= 1.0'],
+      ['PostgreSQL x2 / x1, 20 users rps', ratio(p2.manyRps, p1.manyRps), '>= 1.0'],
+      ['PostgreSQL CPU / daemon CPU per call, x1', ratio(p1.postgresCpuUs, p1.daemonCpuUs), '<= 0.3'],
+      ['PostgreSQL CPU / daemon CPU per call, x2', ratio(p2.postgresCpuUs, p2.daemonCpuUs), '<= 0.3'],
+      ...(p3 ? [['PostgreSQL x3 / x1, 20 users rps', ratio(p3.manyRps, p1.manyRps), '(2 cores)']] : []),
+    ]
+  : [];
 results.ok = results.problems.length === 0;
 
 if (a.json) process.stdout.write(JSON.stringify(results, null, 2) + '\n');
 else {
-  const rows = [['leg', 'daemons', 'seq p50 ms', 'seq p99 ms', 'req/s', 'load p50 ms', 'load p99 ms', 'errors', 'books']];
-  for (const l of results.legs) {
-    rows.push([l.name, l.daemons, l.seqP50, l.seqP99, l.rps, l.loadP50, l.loadP99, l.errors, l.bookkeeping ? (l.bookkeeping.pass ? 'ok' : 'MISMATCH') : '-'].map(String));
-  }
+  const cols = ['name', 'daemons', 'seqP50', 'seqP99', 'hotRps', 'hotP99', 'manyRps', 'manyP99', 'daemonCpuUs', 'postgresCpuUs', 'errors'];
+  const rows = [['leg', 'daemons', 'seq p50 ms', 'seq p99 ms', 'hot rps', 'hot p99', '20u rps', '20u p99', 'daemon µs/call', 'pg µs/call', 'errors', 'books']];
+  for (const l of results.legs) rows.push([...cols.map((c) => String(l[c] ?? '-')), l.bookkeeping ? (l.bookkeeping.pass ? 'ok' : 'MISMATCH') : '-']);
   const w = rows[0].map((_, i) => Math.max(...rows.map((r) => String(r[i]).length)));
-  process.stdout.write(rows.map((r) => r.map((c, i) => String(c).padEnd(w[i])).join('  ')).join('\n') + '\n');
+  process.stdout.write(rows.map((r) => r.map((c, i) => String(c).padEnd(w[i])).join('  ')).join('\n') + '\n\n');
+  for (const [label, value, target] of results.targets) process.stdout.write(`${label.padEnd(44)} ${String(value).padStart(7)} x  ${target}\n`);
   for (const p of results.problems) process.stdout.write(`problem: ${p}\n`);
 }
 process.exitCode = results.ok ? 0 : 1;

@@ -77,7 +77,14 @@ export class PgBatcher {
       const epoch = this.queue[0].epoch;
       const batch: Queued[] = [];
       const rest: Queued[] = [];
-      for (const q of this.queue) (q.epoch === epoch && batch.length < MAX_BATCH ? batch : rest).push(q);
+      const ids = new Set<string>();
+      for (const q of this.queue) {
+        // a booking queued twice goes once (the second waits for the next batch, which books nothing twice)
+        if (q.epoch === epoch && batch.length < MAX_BATCH && !ids.has(q.b.id)) {
+          ids.add(q.b.id);
+          batch.push(q);
+        } else rest.push(q);
+      }
       this.queue = rest;
       await this.apply(epoch, batch);
     }

@@ -253,6 +253,17 @@ DECLARE
   v_from_b_total bigint;
   v_consumed bigint;
   v_lease bigint;
+  v_short_ids text[] := '{}';
+  v_short_amounts bigint[] := '{}';
+  t_amount bigint[];
+  t_allowance bigint[];
+  t_after bigint[];
+  t_description text[];
+  t_provider text[];
+  t_model text[];
+  t_project text[];
+  t_usage text[];
+  t_at bigint[];
 BEGIN
   ${CHECK_DAEMON}
   WITH x AS (SELECT * FROM jsonb_to_recordset(p_bookings) AS y(${BOOKING_COLUMNS})),
@@ -285,6 +296,7 @@ BEGIN
     v_updated := v_wallet.updated_at;
     v_from_b_total := 0;
     v_consumed := 0;
+    t_amount := '{}'; t_allowance := '{}'; t_after := '{}'; t_description := '{}'; t_provider := '{}'; t_model := '{}'; t_project := '{}'; t_usage := '{}'; t_at := '{}';
     FOR b IN SELECT * FROM jsonb_to_recordset(p_bookings) AS y(${BOOKING_COLUMNS})
               WHERE y.id = ANY (v_fresh) AND y.status = 'finalized' AND y."userId" = u.user_id ORDER BY y.ord
     LOOP
@@ -303,15 +315,26 @@ BEGIN
       IF b."leasedWallet" THEN
         v_consumed := v_consumed + v_amount;
       END IF;
-      INSERT INTO wallet_transactions (user_id, type, amount_nusd, allowance_nusd, balance_after_nusd, description,
-          provider_id, model, project_id, skill_id, usage_id, created_at)
-        VALUES (u.user_id, 'usage', -v_amount, v_from_a, v_balance,
-          CASE WHEN v_short > 0 THEN coalesce(b.description, '') || ' (' || v_short || ' nano-USD not covered: written off)' ELSE b.description END,
-          b."providerId", b.model, b."projectId", NULL, b.id, b."settledAt");
+      t_amount := t_amount || -v_amount;
+      t_allowance := t_allowance || v_from_a;
+      t_after := t_after || v_balance;
+      t_description := t_description || CASE WHEN v_short > 0 THEN coalesce(b.description, '') || ' (' || v_short || ' nano-USD not covered: written off)' ELSE b.description END;
+      t_provider := t_provider || b."providerId";
+      t_model := t_model || b.model;
+      t_project := t_project || b."projectId";
+      t_usage := t_usage || b.id;
+      t_at := t_at || b."settledAt";
       IF v_short > 0 THEN
         UPDATE usage_records SET customer_cost_nusd = customer_cost_nusd - v_short, written_off_nusd = written_off_nusd + v_short WHERE id = b.id;
+        v_short_ids := v_short_ids || b.id;
+        v_short_amounts := v_short_amounts || v_short;
       END IF;
     END LOOP;
+    -- one transaction per call, in order, written in one statement
+    INSERT INTO wallet_transactions (user_id, type, amount_nusd, allowance_nusd, balance_after_nusd, description, provider_id, model, project_id, usage_id, created_at)
+      SELECT u.user_id, 'usage', t.a, t.al, t.af, t.d, t.p, t.m, t.pr, t.us, t.at
+        FROM unnest(t_amount, t_allowance, t_after, t_description, t_provider, t_model, t_project, t_usage, t_at) WITH ORDINALITY AS t(a, al, af, d, p, m, pr, us, at, n)
+       ORDER BY t.n;
     SELECT amount INTO v_lease FROM leases WHERE pot = '1w:' || u.user_id AND daemon_id = p_daemon FOR UPDATE;
     v_consumed := least(coalesce(v_lease, 0), v_consumed);
     IF v_consumed > 0 THEN
@@ -340,11 +363,11 @@ BEGIN
       END IF;
     END IF;
   END LOOP;
-  FOR q IN SELECT e ->> 'keyId' AS key_id, e ->> 'period' AS period, sum(r.customer_cost_nusd) AS spent,
-                  sum(r.customer_cost_nusd) FILTER (WHERE (e ->> 'leased')::boolean) AS leased
-             FROM jsonb_to_recordset(p_bookings) AS y(id text, status text, budgets jsonb)
+  FOR q IN SELECT e ->> 'keyId' AS key_id, e ->> 'period' AS period, sum(y."customerNano" - coalesce(s.short, 0)) AS spent,
+                  sum(y."customerNano" - coalesce(s.short, 0)) FILTER (WHERE (e ->> 'leased')::boolean) AS leased
+             FROM jsonb_to_recordset(p_bookings) AS y(id text, status text, budgets jsonb, "customerNano" bigint)
              CROSS JOIN LATERAL jsonb_array_elements(coalesce(y.budgets, '[]'::jsonb)) AS e
-             JOIN usage_records r ON r.id = y.id
+             LEFT JOIN unnest(v_short_ids, v_short_amounts) AS s(id, short) ON s.id = y.id
             WHERE y.id = ANY (v_fresh) AND y.status = 'finalized'
             GROUP BY 1, 2 ORDER BY ('3b:' || (e ->> 'keyId') || ':' || (e ->> 'period')) COLLATE "C"
   LOOP
@@ -360,19 +383,27 @@ BEGIN
     END IF;
   END LOOP;
 
-  -- the rollups, from the records as booked (what a wallet could not cover is not counted)
+  -- the rollups, from the bookings as charged (what a wallet could not cover is not counted), not read back
   INSERT INTO spend_daily (user_id, day, provider_id, project_key, calls, failures, raw_nusd, customer_nusd)
-    SELECT user_id, created_at / 86400000, provider_id, coalesce(project_id, ''), count(*),
-           count(*) FILTER (WHERE status = 'failed'), sum(raw_cost_nusd), sum(customer_cost_nusd)
-      FROM usage_records WHERE id = ANY (v_fresh) AND status IN ('finalized', 'failed')
-     GROUP BY 1, 2, 3, 4 ORDER BY user_id COLLATE "C", created_at / 86400000, provider_id COLLATE "C", coalesce(project_id, '') COLLATE "C"
+    SELECT y."userId", y."createdAt" / 86400000, y."providerId", coalesce(y."projectId", ''), count(*), count(*) FILTER (WHERE y.status = 'failed'),
+           coalesce(sum(y."rawNano") FILTER (WHERE y.status = 'finalized'), 0),
+           coalesce(sum(y."customerNano" - coalesce(s.short, 0)) FILTER (WHERE y.status = 'finalized'), 0)
+      FROM jsonb_to_recordset(p_bookings) AS y(id text, "userId" text, "createdAt" bigint, "providerId" text, "projectId" text, status text,
+             "rawNano" bigint, "customerNano" bigint)
+      LEFT JOIN unnest(v_short_ids, v_short_amounts) AS s(id, short) ON s.id = y.id
+     WHERE y.id = ANY (v_fresh) AND y.status IN ('finalized', 'failed')
+     GROUP BY 1, 2, 3, 4 ORDER BY y."userId" COLLATE "C", y."createdAt" / 86400000, y."providerId" COLLATE "C", coalesce(y."projectId", '') COLLATE "C"
   ON CONFLICT (user_id, day, provider_id, project_key) DO UPDATE SET calls = spend_daily.calls + excluded.calls,
     failures = spend_daily.failures + excluded.failures, raw_nusd = spend_daily.raw_nusd + excluded.raw_nusd,
     customer_nusd = spend_daily.customer_nusd + excluded.customer_nusd;
   INSERT INTO spend_key_daily (user_id, day, key_id, calls, failures, raw_nusd, customer_nusd)
-    SELECT user_id, created_at / 86400000, key_id, count(*), count(*) FILTER (WHERE status = 'failed'), sum(raw_cost_nusd), sum(customer_cost_nusd)
-      FROM usage_records WHERE id = ANY (v_fresh) AND status IN ('finalized', 'failed') AND key_id IS NOT NULL
-     GROUP BY 1, 2, 3 ORDER BY user_id COLLATE "C", created_at / 86400000, key_id COLLATE "C"
+    SELECT y."userId", y."createdAt" / 86400000, y."keyId", count(*), count(*) FILTER (WHERE y.status = 'failed'),
+           coalesce(sum(y."rawNano") FILTER (WHERE y.status = 'finalized'), 0),
+           coalesce(sum(y."customerNano" - coalesce(s.short, 0)) FILTER (WHERE y.status = 'finalized'), 0)
+      FROM jsonb_to_recordset(p_bookings) AS y(id text, "userId" text, "keyId" text, "createdAt" bigint, status text, "rawNano" bigint, "customerNano" bigint)
+      LEFT JOIN unnest(v_short_ids, v_short_amounts) AS s(id, short) ON s.id = y.id
+     WHERE y.id = ANY (v_fresh) AND y.status IN ('finalized', 'failed') AND y."keyId" IS NOT NULL
+     GROUP BY 1, 2, 3 ORDER BY y."userId" COLLATE "C", y."createdAt" / 86400000, y."keyId" COLLATE "C"
   ON CONFLICT (user_id, day, key_id) DO UPDATE SET calls = spend_key_daily.calls + excluded.calls,
     failures = spend_key_daily.failures + excluded.failures, raw_nusd = spend_key_daily.raw_nusd + excluded.raw_nusd,
     customer_nusd = spend_key_daily.customer_nusd + excluded.customer_nusd;
