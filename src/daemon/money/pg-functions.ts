@@ -232,8 +232,10 @@ const BOOKING_COLUMNS = `ord int, id text, "userId" text, "keyId" text, "usageTy
  * to the same books.
  */
 export const PG_BOOK_FUNCTION = `
+CREATE TYPE agw_booking_v7 AS (${BOOKING_COLUMNS});
 CREATE FUNCTION agw_book_v7(p_daemon text, p_bookings jsonb) RETURNS integer LANGUAGE plpgsql AS $fn$
 DECLARE
+  v_rows agw_booking_v7[];
   v_fresh text[];
   u record;
   b record;
@@ -266,7 +268,9 @@ DECLARE
   t_at bigint[];
 BEGIN
   ${CHECK_DAEMON}
-  WITH x AS (SELECT * FROM jsonb_to_recordset(p_bookings) AS y(${BOOKING_COLUMNS})),
+  -- the batch, parsed once
+  v_rows := ARRAY(SELECT y FROM jsonb_populate_recordset(NULL::agw_booking_v7, p_bookings) AS y ORDER BY y.ord);
+  WITH x AS (SELECT * FROM unnest(v_rows)),
   ins AS (
     INSERT INTO usage_records (id, user_id, key_id, usage_type, status, endpoint, provider_id, model, alias, project_id,
        prompt_tokens, completion_tokens, cached_tokens, units, raw_cost_nusd, customer_cost_nusd, hold_nusd, written_off_nusd,
@@ -282,10 +286,12 @@ BEGIN
   IF cardinality(v_fresh) = 0 THEN
     RETURN 0;
   END IF;
+  -- from here on, only the bookings new to the store
+  v_rows := ARRAY(SELECT r FROM unnest(v_rows) AS r WHERE r.id = ANY (v_fresh) ORDER BY r.ord);
 
   -- wallets, by user: one transaction per finalized call, in order
-  FOR u IN SELECT d.user_id FROM (SELECT DISTINCT y."userId" AS user_id FROM jsonb_to_recordset(p_bookings) AS y(id text, "userId" text, status text)
-            WHERE y.id = ANY (v_fresh) AND y.status = 'finalized') d ORDER BY d.user_id COLLATE "C"
+  FOR u IN SELECT d.user_id FROM (SELECT DISTINCT y."userId" AS user_id FROM unnest(v_rows) AS y WHERE y.status = 'finalized') d
+            ORDER BY d.user_id COLLATE "C"
   LOOP
     SELECT * INTO v_wallet FROM wallets WHERE user_id = u.user_id FOR UPDATE;
     CONTINUE WHEN NOT FOUND;
@@ -297,8 +303,7 @@ BEGIN
     v_from_b_total := 0;
     v_consumed := 0;
     t_amount := '{}'; t_allowance := '{}'; t_after := '{}'; t_description := '{}'; t_provider := '{}'; t_model := '{}'; t_project := '{}'; t_usage := '{}'; t_at := '{}';
-    FOR b IN SELECT * FROM jsonb_to_recordset(p_bookings) AS y(${BOOKING_COLUMNS})
-              WHERE y.id = ANY (v_fresh) AND y.status = 'finalized' AND y."userId" = u.user_id ORDER BY y.ord
+    FOR b IN SELECT * FROM unnest(v_rows) AS y WHERE y.status = 'finalized' AND y."userId" = u.user_id ORDER BY y.ord
     LOOP
       v_used := CASE WHEN v_month = b.month THEN v_aused ELSE 0 END;
       v_arem := greatest(0, b."monthlyAllowance" - v_used);
@@ -348,8 +353,8 @@ BEGIN
   -- quota counters, then key budgets: what was used, and the slices it came from
   FOR q IN SELECT y."userId" AS user_id, y."usageType" AS usage_type, y."periodKey" AS period, count(*) AS n,
                   count(*) FILTER (WHERE y."leasedQuota") AS leased
-             FROM jsonb_to_recordset(p_bookings) AS y(id text, "userId" text, "usageType" text, "periodKey" text, status text, "leasedQuota" boolean)
-            WHERE y.id = ANY (v_fresh) AND y.status = 'finalized'
+             FROM unnest(v_rows) AS y
+            WHERE y.status = 'finalized'
             GROUP BY 1, 2, 3 ORDER BY ('2q:' || y."userId" || ':' || y."usageType" || ':' || y."periodKey") COLLATE "C"
   LOOP
     INSERT INTO quota_counters (user_id, usage_type, period_start, used) VALUES (q.user_id, q.usage_type, q.period, q.n)
@@ -365,10 +370,10 @@ BEGIN
   END LOOP;
   FOR q IN SELECT e ->> 'keyId' AS key_id, e ->> 'period' AS period, sum(y."customerNano" - coalesce(s.short, 0)) AS spent,
                   sum(y."customerNano" - coalesce(s.short, 0)) FILTER (WHERE (e ->> 'leased')::boolean) AS leased
-             FROM jsonb_to_recordset(p_bookings) AS y(id text, status text, budgets jsonb, "customerNano" bigint)
+             FROM unnest(v_rows) AS y
              CROSS JOIN LATERAL jsonb_array_elements(coalesce(y.budgets, '[]'::jsonb)) AS e
              LEFT JOIN unnest(v_short_ids, v_short_amounts) AS s(id, short) ON s.id = y.id
-            WHERE y.id = ANY (v_fresh) AND y.status = 'finalized'
+            WHERE y.status = 'finalized'
             GROUP BY 1, 2 ORDER BY ('3b:' || (e ->> 'keyId') || ':' || (e ->> 'period')) COLLATE "C"
   LOOP
     INSERT INTO key_spend (key_id, period, spent_nusd) VALUES (q.key_id, q.period, q.spent)
@@ -388,10 +393,9 @@ BEGIN
     SELECT y."userId", y."createdAt" / 86400000, y."providerId", coalesce(y."projectId", ''), count(*), count(*) FILTER (WHERE y.status = 'failed'),
            coalesce(sum(y."rawNano") FILTER (WHERE y.status = 'finalized'), 0),
            coalesce(sum(y."customerNano" - coalesce(s.short, 0)) FILTER (WHERE y.status = 'finalized'), 0)
-      FROM jsonb_to_recordset(p_bookings) AS y(id text, "userId" text, "createdAt" bigint, "providerId" text, "projectId" text, status text,
-             "rawNano" bigint, "customerNano" bigint)
+      FROM unnest(v_rows) AS y
       LEFT JOIN unnest(v_short_ids, v_short_amounts) AS s(id, short) ON s.id = y.id
-     WHERE y.id = ANY (v_fresh) AND y.status IN ('finalized', 'failed')
+     WHERE y.status IN ('finalized', 'failed')
      GROUP BY 1, 2, 3, 4 ORDER BY y."userId" COLLATE "C", y."createdAt" / 86400000, y."providerId" COLLATE "C", coalesce(y."projectId", '') COLLATE "C"
   ON CONFLICT (user_id, day, provider_id, project_key) DO UPDATE SET calls = spend_daily.calls + excluded.calls,
     failures = spend_daily.failures + excluded.failures, raw_nusd = spend_daily.raw_nusd + excluded.raw_nusd,
@@ -400,9 +404,9 @@ BEGIN
     SELECT y."userId", y."createdAt" / 86400000, y."keyId", count(*), count(*) FILTER (WHERE y.status = 'failed'),
            coalesce(sum(y."rawNano") FILTER (WHERE y.status = 'finalized'), 0),
            coalesce(sum(y."customerNano" - coalesce(s.short, 0)) FILTER (WHERE y.status = 'finalized'), 0)
-      FROM jsonb_to_recordset(p_bookings) AS y(id text, "userId" text, "keyId" text, "createdAt" bigint, status text, "rawNano" bigint, "customerNano" bigint)
+      FROM unnest(v_rows) AS y
       LEFT JOIN unnest(v_short_ids, v_short_amounts) AS s(id, short) ON s.id = y.id
-     WHERE y.id = ANY (v_fresh) AND y.status IN ('finalized', 'failed') AND y."keyId" IS NOT NULL
+     WHERE y.status IN ('finalized', 'failed') AND y."keyId" IS NOT NULL
      GROUP BY 1, 2, 3 ORDER BY y."userId" COLLATE "C", y."createdAt" / 86400000, y."keyId" COLLATE "C"
   ON CONFLICT (user_id, day, key_id) DO UPDATE SET calls = spend_key_daily.calls + excluded.calls,
     failures = spend_key_daily.failures + excluded.failures, raw_nusd = spend_key_daily.raw_nusd + excluded.raw_nusd,

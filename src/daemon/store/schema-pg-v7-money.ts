@@ -17,7 +17,6 @@ ALTER TABLE usage_records ADD COLUMN ttfb_ms DOUBLE PRECISION;
 ALTER TABLE usage_records ADD COLUMN attempts BIGINT NOT NULL DEFAULT 0;
 ALTER TABLE usage_records ADD COLUMN hold_nusd BIGINT NOT NULL DEFAULT 0;
 ALTER TABLE usage_records ADD COLUMN written_off_nusd BIGINT NOT NULL DEFAULT 0;
-CREATE INDEX usage_key_time ON usage_records(key_id, created_at) WHERE key_id IS NOT NULL;
 ALTER TABLE wallets ADD COLUMN leased_nusd BIGINT NOT NULL DEFAULT 0;
 ALTER TABLE quota_counters ADD COLUMN leased BIGINT NOT NULL DEFAULT 0;
 CREATE TABLE key_spend (

@@ -4,8 +4,7 @@
  *   included (status 'refused'), with the key that made it, whether it streamed, the
  *   status agw answered and its error code, cached tokens, latency, time to first byte,
  *   the upstreams tried, the hold its admission took and what was written off (cost the
- *   provider reported beyond the hold: never charged). usage_key_time serves a key's
- *   calls (request log filter, key spend).
+ *   provider reported beyond the hold: never charged).
  * - wallets.leased_nusd, quota_counters.leased: what daemons on a shared PostgreSQL have
  *   taken in slices (budget leases, money/pg-*.ts); always 0 on SQLite, whose one daemon
  *   admits against the store itself.
@@ -25,7 +24,6 @@ ALTER TABLE usage_records ADD COLUMN ttfb_ms REAL;
 ALTER TABLE usage_records ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE usage_records ADD COLUMN hold_nusd INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE usage_records ADD COLUMN written_off_nusd INTEGER NOT NULL DEFAULT 0;
-CREATE INDEX usage_key_time ON usage_records(key_id, created_at) WHERE key_id IS NOT NULL;
 ALTER TABLE wallets ADD COLUMN leased_nusd INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE quota_counters ADD COLUMN leased INTEGER NOT NULL DEFAULT 0;
 CREATE TABLE key_spend (
