@@ -58,7 +58,7 @@ describe('holds: no burst overdraws a wallet', () => {
       expect(b.details).toMatchObject({ currency: 'USD', monthlyAllowance: 0, required: nanoToUsd(hold) });
       expect(typeof b.details.balance).toBe('number');
       expect(b.details.maxAffordableTokens).toBeLessThan(1000);
-      expect(b.error).toMatch(/send max_tokens ≤ [0-9,]+ or top up/);
+      expect(b.error).toMatch(/send max_tokens ≤ [0-9,]+ or ask an operator for credit \(agw admin wallet credit\)/);
     }
     const w = await walletRow(f.db, u.id);
     expect(w.balance).toBeGreaterThanOrEqual(0);

@@ -1,4 +1,5 @@
 import type { Queryable } from '../store/db.js';
+import type { Cost } from './pricing.js';
 import { retakeQuotaUnit } from './quotas.js';
 import { addToSpendDaily, DAY_MS, type RollupDelta, type RollupKeyRow } from '../store/spend-rollup.js';
 import { debitMany, type DebitInput } from './wallets.js';
@@ -18,13 +19,14 @@ export interface KeyBudgetRef {
  * PostgreSQL apply it in a batch that commits before the answer (pg-batch.ts).
  * `applyBookings` is that application, idempotent by usage id.
  *
- * - finalized: served; `customerNano` is what the caller is charged, never more than
- *   `holdNano` (settle.ts caps it; the rest is `writtenOffNano`).
+ * - finalized: served, with what it used and cost (the Cost fields); `customerNano` is
+ *   what the caller is charged, never more than `holdNano` (settle.ts caps it; the rest
+ *   is `writtenOffNano`).
  * - failed: the upstream failed or refused; costs nothing, counts as a failure.
  * - refused: agw refused it before any upstream was contacted (402, 403, 429): a record
  *   for the request log only.
  */
-export interface Booking {
+export interface Booking extends Pick<Cost, 'promptTokens' | 'completionTokens' | 'cachedTokens' | 'units' | 'rawNano' | 'customerNano'> {
   /** the usage record id, also the wallet transaction's usage_id and the request id */
   id: string;
   userId: string;
@@ -45,12 +47,6 @@ export interface Booking {
   status: 'finalized' | 'failed' | 'refused';
   /** the upstream's status (null: no answer) */
   httpStatus: number | null;
-  promptTokens: number;
-  completionTokens: number;
-  cachedTokens: number;
-  units: number;
-  rawNano: number;
-  customerNano: number;
   /** what admission held for the call, and what the provider reported beyond it (not charged) */
   holdNano: number;
   writtenOffNano: number;

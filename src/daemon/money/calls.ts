@@ -118,15 +118,13 @@ function quotaExceeded(config: ResolvedConfig, tier: TierDef, usageType: UsageTy
  * 402 INSUFFICIENT_FUNDS for a call whose hold the wallet cannot cover, saying what the
  * call may cost, what is available, and (token-priced) the max_tokens it can afford.
  */
-export function insufficientFunds(r: Extract<Refusal, { kind: 'funds' }>, quote: Quote): AgwError {
+export function insufficientFunds(r: Extract<Refusal, { kind: 'funds' }>, quote: Quote, selfTopup: boolean): AgwError {
   const s = r.wallet;
   const available = Math.max(0, s.allowanceRemaining + s.balance - r.held);
   const affordable = maxAffordableTokens(quote, available);
   const inFlight = r.held > 0 ? ` (calls in flight hold ${usdText(r.held)})` : '';
-  const fix =
-    affordable !== undefined && affordable >= 1
-      ? `send max_tokens ≤ ${affordable.toLocaleString('en-US')} or top up the wallet`
-      : 'top up the wallet or ask an operator for credit';
+  const more = selfTopup ? 'top up the wallet (POST /api/wallet/topup)' : 'ask an operator for credit (agw admin wallet credit)';
+  const fix = affordable !== undefined && affordable >= 1 ? `send max_tokens ≤ ${affordable.toLocaleString('en-US')} or ${more}` : more;
   return new AgwError(
     'INSUFFICIENT_FUNDS',
     `insufficient funds: this request may cost up to ${usdText(quote.nano)} and ${usdText(available)} is available${inFlight}: ${fix}`,
@@ -194,7 +192,7 @@ export async function reserve(ctx: AppContext, input: ReserveInput): Promise<Res
         : refusal.kind === 'quota'
           ? quotaExceeded(ctx.config, tier, r.usageType, refusal.limit, period.end)
           : refusal.kind === 'funds'
-            ? insufficientFunds(refusal, input.quote)
+            ? insufficientFunds(refusal, input.quote, ctx.config.wallet.selfTopup)
             : refusal.kind === 'keyBudget'
               ? keyBudgetExceeded(refusal, r.keys.find((k) => k.id === refusal.keyId)!, r.keyId, input.quote, now)
               : rateLimited(refusal, r.rate);

@@ -2,25 +2,18 @@ import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { PgDb } from '../store/postgres.js';
 import { LEASE_LOST } from './pg-batch.js';
-import { Pot, userOfPot, type Need, type PotKind, type PotParams } from './pg-pots.js';
+import { Pot, userOfPot, type Need, type PotInfo, type PotKind, type PotParams } from './pg-pots.js';
 
-/** What agw_lease_v7 answers for one pot. */
-interface LeaseAnswer {
+/** What agw_lease_v7 answers for one pot: its figures (PotInfo, `level` for a bucket) and the grant. */
+type LeaseAnswer = Partial<Omit<PotInfo, 'leasedByOthers'>> & {
   pot: string;
   granted?: number;
-  free?: number;
   missing?: boolean;
   unlimited?: boolean;
-  balance?: number;
-  allowanceRemaining?: number;
-  allowanceUsed?: number;
-  currency?: string;
-  limit?: number;
-  used?: number;
   level?: number;
-  at?: number;
+  /** what all daemons together have leased of it, this grant included */
   leased?: number;
-}
+};
 
 /** Timing of the lease protocol (config gateway.leaseTtlMs; the rest follows from it). */
 export interface LeaseTiming {
