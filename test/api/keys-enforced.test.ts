@@ -53,6 +53,9 @@ describe('rate limits per key', () => {
     expect(ra).toBeLessThanOrEqual(12);
     expect(sixth.headers.get('x-ratelimit-remaining-requests')).toBe('0');
     expect(sixth.headers.get('x-request-id')).toMatch(/^use_/);
+    // entitlements asked with the key say what is left of its windows
+    const e = await (await f.d.fetch('/gateway/entitlements', { key: k.key })).json();
+    expect(e.key).toMatchObject({ limits: { rpm: 5 }, requestsRemaining: 0, tokensRemaining: null });
   });
 
   test('rpm 10 with 30 parallel calls: exactly 10 pass, 20 get 429 RATE_LIMITED', async () => {

@@ -49,7 +49,7 @@ function books(data: string) {
 }
 
 describe('the SQLite booking ledger', () => {
-  it('calls answered before a SIGKILL are all booked at the next start, each once', async () => {
+  it('calls answered before a SIGKILL are all booked at the next start, each once; the burst cut off holds nothing', async () => {
     const sim = await startOpenAiSim({ apiKey: OPENAI_KEY });
     const data = dataDir();
     try {
@@ -69,14 +69,29 @@ describe('the SQLite booking ledger', () => {
       );
       await Promise.all(res.map((r) => r.arrayBuffer()));
       expect(res.map((r) => r.status)).toEqual(Array(25).fill(200));
+      // a burst in flight when the daemon is killed: held, never answered, never booked
+      sim.setMode('slow', { delayMs: 3000 });
+      const inFlight = Array.from({ length: 10 }, () =>
+        fetch(`${s.url}/api/gateway/chat`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ model: 'gpt-4o-mini', messages }),
+        }).then((r) => r.status, () => 'cut off'),
+      );
+      await new Promise((r) => setTimeout(r, 400));
       await s.kill('SIGKILL');
+      expect(await Promise.all(inFlight)).toEqual(Array(10).fill('cut off'));
+      sim.setMode('ok');
       // every answered call was in the journal before its answer left
       const journal = join(data, 'agw.db-bookings');
       expect(readFileSync(journal, 'utf8').trim().split('\n')).toHaveLength(25);
 
-      // the next start applies what the killed process had not; a second start finds nothing to do
+      // the next start applies what the killed process had not, and holds nothing for the
+      // calls that were cut off; a second start finds nothing to do
       for (let i = 0; i < 2; i++) {
         const again = await spawnServe(['--data', data], env);
+        const w = await (await fetch(`${again.url}/api/wallet`, { headers: { authorization: `Bearer ${key}` } })).json();
+        expect(w).toMatchObject({ held: 0, heldCalls: 0 });
         expect(await again.kill('SIGTERM')).toBe(0);
       }
       const b = books(data);

@@ -6,6 +6,8 @@ import { USAGE_TYPES } from '../../shared/providers/index.js';
 import { errorResponses } from '../../shared/schemas/common.js';
 import { Entitlements, type EntitlementsT } from '../../shared/schemas/gateway.js';
 import type { AppContext } from '../context.js';
+import type { KeyLimits } from '../money/key-limits.js';
+import { moneyOf } from '../money/index.js';
 import { tierOf } from '../money/calls.js';
 import { gatewayUser, requireGatewayAuth } from '../gateway/auth.js';
 import { entitledModels } from '../gateway/resolve.js';
@@ -57,8 +59,22 @@ export async function buildEntitlements(ctx: AppContext, userId: string, tierId:
     quotas,
     models: entitledModels(ctx.config, tier.id, key?.limits?.models ? allowlist(ctx.config, key.limits.models) : null),
     cacheTtlSeconds: ENTITLEMENTS_TTL_SECONDS,
-    ...(key && isBounded(key) ? { key: keyEntitlement(key.keyId, key.limits, key.expiresAt, await keySpent(ctx.db, userId, key.keyId, key.limits, now), now) } : {}),
+    ...(key && isBounded(key)
+      ? {
+          key: {
+            ...keyEntitlement(key.keyId, key.limits, key.expiresAt, await keySpent(ctx.db, userId, key.keyId, key.limits, now), now),
+            ...(await rateRemaining(ctx, key.keyId, key.limits, now)),
+          },
+        }
+      : {}),
   };
+}
+
+/** What is left of a key's rate windows (the money engine's buckets), null where it has none. */
+async function rateRemaining(ctx: AppContext, keyId: string, limits: KeyLimits | null, now: number) {
+  if (!limits || (limits.rpm === null && limits.tpm === null)) return { requestsRemaining: null, tokensRemaining: null };
+  const rate = (await moneyOf(ctx)).rateOf({ id: keyId, limits, period: null }, now);
+  return { requestsRemaining: rate.requests?.remaining ?? null, tokensRemaining: rate.tokens?.remaining ?? null };
 }
 
 /** If-None-Match (weak comparison, RFC 9110 13.1.2): any listed tag, or *, matches. */

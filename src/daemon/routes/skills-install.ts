@@ -6,7 +6,6 @@ import { errorResponses } from '../../shared/schemas/common.js';
 import { InstallResult, SkillIdParams, SkillVersionParams } from '../../shared/schemas/skills.js';
 import { ACCOUNT_CREDENTIALS, requireAuth, userOf } from '../auth/principal.js';
 import { accessOf, canView, notFound } from '../marketplace/access.js';
-import { bundleStream } from '../marketplace/bundle-tar.js';
 import { installSkill } from '../marketplace/install.js';
 import { getVersion, parseManifest, skillById } from '../store/skills.js';
 import type { RouteOptions } from './index.js';
@@ -57,6 +56,7 @@ const skillsInstall: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx
       const v = await getVersion(ctx.db, id, version);
       if (!v || (v.status === 'draft' && !access.isOwner)) throw new AgwError('VERSION_NOT_FOUND', `skill ${id} has no version "${version}"`);
       const name = `${access.skill.slug}-${version.replace(/[^A-Za-z0-9._+-]/g, '_')}.tar.gz`;
+      const { bundleStream } = await import('../marketplace/bundle-tar.js'); // tar, loaded with the first download
       // the 200 schema only documents the archive; the stream is sent as is (not serialized)
       return (reply as FastifyReply)
         .type('application/gzip')

@@ -8,7 +8,6 @@ import { sendNotFoundPage } from '../web/error-page.js';
 import { sendPage } from '../web/layout.js';
 import { htmlErrorHandler } from '../web/page-errors.js';
 import { signedIn } from '../web/signed-in.js';
-import { skillPage } from '../web/skill-page.js';
 import { SORTS, skillsPage, type SkillsQuery } from '../web/skills-page.js';
 import type { RouteOptions } from './index.js';
 
@@ -63,6 +62,8 @@ const skillsWeb: FastifyPluginAsync<RouteOptions> = async (app, { ctx }) => {
     const access = row ? await accessOf(ctx.db, row, user?.userId ?? null) : undefined;
     if (!access || !canView(access)) return sendNotFoundPage(reply, 'There is no published skill at this address.', user ?? undefined);
     const [versions, docs] = await Promise.all([publicVersions(ctx.db, access), currentDocs(ctx.db, access)]);
+    // loaded with the first skill page: Markdown rendering and sanitizing (markdown-it, sanitize-html and postcss) are megabytes a gateway-only daemon never needs
+    const { skillPage } = await import('../web/skill-page.js');
     return sendPage(reply, skillPage({ skill: skillView(access.skill), versions, docs, user: user ?? undefined, path: req.url }));
   });
 };

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type { Db } from './db.js';
 import { SqliteDb } from './sqlite.js';
-import { PgDb } from './postgres.js';
+import type { PgDb } from './postgres.js';
 import { migrate, type MigrationReport } from './migrate.js';
 import { StoreOpenError } from './errors.js';
 
@@ -42,6 +42,8 @@ function openSqlite(opts: { store: string; dataDir: string }): Db {
 }
 
 async function connectPostgres(url: string): Promise<PgDb> {
+  // the driver is loaded for a PostgreSQL store only (a SQLite daemon saves its ~3 MB of heap)
+  const { PgDb } = await import('./postgres.js');
   let db: PgDb;
   try {
     db = new PgDb(url);

@@ -86,6 +86,8 @@ export const KeyEntitlement = Type.Object(
     spent: Type.Number({ description: 'USD spent in the current budget period (all time without a budget)' }),
     budgetRemaining: nullable(Type.Number(), 'USD left in this budget period; null without a budget'),
     budgetResetsAt: nullable(DateTime(), 'when the budget period ends; null without a budget or for total'),
+    requestsRemaining: nullable(Type.Integer(), 'requests left in the rpm window now; null without rpm'),
+    tokensRemaining: nullable(Type.Integer(), 'tokens left in the tpm window now; null without tpm'),
   },
   { title: 'KeyEntitlement' },
 );
