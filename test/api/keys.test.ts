@@ -255,6 +255,8 @@ describe('entitlements requested with a limited key', () => {
       spent: 1.25,
       budgetRemaining: 3.75,
       budgetResetsAt: midnight,
+      requestsRemaining: 60, // nothing called with it yet: the whole window
+      tokensRemaining: null,
     });
     expect((await ok(await td.fetch('/gateway/entitlements', { key: ada.key }))).key).toBeUndefined();
   });

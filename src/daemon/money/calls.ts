@@ -198,7 +198,7 @@ export async function reserve(ctx: AppContext, input: ReserveInput): Promise<Res
               : rateLimited(refusal, r.rate);
     const b = bookingOf(ctx, r, { status: 'refused', err });
     settled(ctx, r, b);
-    if (refusal.kind !== 'no-account') money.record(b);
+    if (refusal.kind !== 'no-account') await money.record(b);
     throw withRequestId(err, r.id, r.rate);
   }
   inflightOf(ctx).begin();
@@ -302,7 +302,7 @@ export async function refuse(ctx: AppContext, call: RefusedCall, err: AgwError):
   observe(ctx, r, call);
   const b = bookingOf(ctx, r, { status: 'refused', err });
   settled(ctx, r, b);
-  (await moneyOf(ctx)).record(b);
+  await (await moneyOf(ctx)).record(b);
   return withRequestId(err, r.id);
 }
 

@@ -80,8 +80,12 @@ export interface MoneyEngine {
   admit(r: AdmitRequest): Promise<Refusal | null>;
   /** Books a settled call and releases its hold; resolves once the booking is durable. */
   settle(b: Booking): Promise<void>;
-  /** A refused call's record (request log): booked with the next batch, not waited for. */
-  record(b: Booking): void;
+  /**
+   * A refused call's record (request log), booked with the next batch; resolves once it is
+   * durable, or failed to be (never rejects: a refusal is answered either way). The refusal
+   * waits for it, so the x-request-id it carries names a record that can be looked up.
+   */
+  record(b: Booking): Promise<void>;
   /**
    * Makes `nano` of a wallet spendable by one transaction of this daemon (a paid
    * install, which debits it with `requireCover` against allowance + balance − leased):

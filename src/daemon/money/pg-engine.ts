@@ -257,8 +257,8 @@ export class PgMoney implements MoneyEngine {
     }
   }
 
-  record(b: Booking): void {
-    void this.batcher.push(b, { wallet: false, quota: false, budgets: [] }, this.slices.epoch).catch(() => undefined);
+  record(b: Booking): Promise<void> {
+    return this.batcher.push(b, { wallet: false, quota: false, budgets: [] }, this.slices.epoch).catch(() => undefined);
   }
 
   /** What a settled call takes from its slices: pending until its batch commits, then off the grant. */

@@ -146,8 +146,8 @@ export class SqliteMoney implements MoneyEngine {
     return this.ledger.settle(b);
   }
 
-  record(b: Booking): void {
-    void this.ledger.settle(b).catch(() => undefined);
+  record(b: Booking): Promise<void> {
+    return this.ledger.settle(b).catch(() => undefined);
   }
 
   async heldBy(userId: string): Promise<Held> {
