@@ -17,8 +17,11 @@ export default defineConfig({
     pool: 'forks',
     maxWorkers: 2,
     projects: [
-      { extends: true, test: { name: 'sqlite', include: MATRIX, exclude: STORE_FREE, env: { AGW_TEST_STORE: 'sqlite' } } },
-      { extends: true, test: { name: 'postgres', include: MATRIX, exclude: STORE_FREE, env: { AGW_TEST_STORE: 'postgres' } } },
+      // the API suites share their workers' module graph (isolate: false): each file starts
+      // its own daemon and store, and importing the daemon afresh for every file cost more
+      // than a minute of the run
+      { extends: true, test: { name: 'sqlite', include: MATRIX, exclude: STORE_FREE, isolate: false, env: { AGW_TEST_STORE: 'sqlite' } } },
+      { extends: true, test: { name: 'postgres', include: MATRIX, exclude: STORE_FREE, isolate: false, env: { AGW_TEST_STORE: 'postgres' } } },
       { extends: true, test: { name: 'other', include: ['test/**/*.test.ts'], exclude: MATRIX } },
       { extends: true, test: { name: 'once', include: STORE_FREE } },
     ],
