@@ -4,29 +4,18 @@
  * (`content_block_delta` → `delta.text`, usage in `message_start` / `message_delta`).
  */
 
+import { sseEvents } from '../sse.js';
+
 export interface Usage {
   prompt_tokens?: number;
   completion_tokens?: number;
 }
 
-/** Server-sent events of a response body: each event's `data` (lines joined); ends at `[DONE]`. */
+/** Server-sent events of a response body: each event's `data`; ends at `[DONE]`. */
 export async function* sseData(body: ReadableStream<Uint8Array>): AsyncGenerator<string> {
-  const decoder = new TextDecoder();
-  let buf = '';
-  for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
-    buf += decoder.decode(chunk, { stream: true }).replace(/\r\n?/g, '\n');
-    let i: number;
-    while ((i = buf.indexOf('\n\n')) >= 0) {
-      const block = buf.slice(0, i);
-      buf = buf.slice(i + 2);
-      const data = block
-        .split('\n')
-        .filter((l) => l.startsWith('data:'))
-        .map((l) => l.slice(5).replace(/^ /, ''))
-        .join('\n');
-      if (data === '[DONE]') return;
-      if (data) yield data;
-    }
+  for await (const e of sseEvents(body)) {
+    if (e.data === '[DONE]') return;
+    if (e.data) yield e.data;
   }
 }
 

@@ -4,6 +4,7 @@ import type { GlobalOpts } from '../auth.js';
 import { CliError, UsageError } from '../errors.js';
 import { usd, when } from '../format.js';
 import { bold, dim, green, isTty, printJson, printKv, red } from '../output.js';
+import { sseEvents } from '../sse.js';
 import type { RequestDetailT, RequestListT, RequestRecordT } from '../../shared/schemas/requests.js';
 
 interface LogsOpts extends GlobalOpts {
@@ -121,27 +122,6 @@ async function follow(api: Api, opts: LogsOpts, f: Record<string, string | undef
     ended = `the stream broke off: ${(e as Error).message}`;
   }
   throw new CliError(ended, 'run agw logs --follow again (agw logs lists what you missed)', 'STREAM_ENDED');
-}
-
-/** The events of a text/event-stream body (comments skipped). */
-async function* sseEvents(body: ReadableStream<Uint8Array>): AsyncGenerator<{ event: string; data: string }> {
-  const decoder = new TextDecoder();
-  let buf = '';
-  for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
-    buf += decoder.decode(chunk, { stream: true }).replace(/\r\n?/g, '\n');
-    let i: number;
-    while ((i = buf.indexOf('\n\n')) >= 0) {
-      const block = buf.slice(0, i).split('\n');
-      buf = buf.slice(i + 2);
-      let event = 'message';
-      const data: string[] = [];
-      for (const l of block) {
-        if (l.startsWith('event:')) event = l.slice(6).trim();
-        else if (l.startsWith('data:')) data.push(l.slice(5).replace(/^ /, ''));
-      }
-      if (data.length) yield { event, data: data.join('\n') };
-    }
-  }
 }
 
 export async function show(id: string, opts: GlobalOpts): Promise<void> {

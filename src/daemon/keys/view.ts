@@ -4,7 +4,8 @@ import { budgetPeriodEnd, budgetPeriodKey, type KeyLimits } from '../money/key-l
 import type { Queryable } from '../store/db.js';
 import { boundsOfRow, type ApiKeyRow } from '../store/keys.js';
 
-const iso = (ms: number | null | undefined) => (ms === null || ms === undefined ? null : new Date(Number(ms)).toISOString());
+/** A stored millisecond time as the API's ISO string (null stays null). */
+export const iso = (ms: number | null | undefined) => (ms === null || ms === undefined ? null : new Date(Number(ms)).toISOString());
 
 /** What a key shows of its public part: `agw_<lookup>_…` (never the secret). */
 export const keyPrefix = (lookup: string) => `agw_${lookup}_…`;

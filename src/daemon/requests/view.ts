@@ -1,8 +1,9 @@
 import { AgwError } from '../../shared/errors.js';
 import { nanoToUsd } from '../../shared/money.js';
-import type { RequestDetailT, RequestFiltersT, RequestRecordT } from '../../shared/schemas/requests.js';
+import type { RequestDetailT, RequestFiltersT, RequestRecordT, RequestsDailyT } from '../../shared/schemas/requests.js';
 import type { Principal } from '../auth/principal.js';
-import type { BodiesRow, RequestFilter, RequestRow } from '../store/requests.js';
+import type { BodiesRow, DailyRow, RequestFilter, RequestRow } from '../store/requests.js';
+import { DAY_MS } from '../store/spend-rollup.js';
 import { BODY_CAP } from './bodies.js';
 
 /** The contract's Request from a usage record. `withUser`: the master token's answers name the account. */
@@ -91,4 +92,22 @@ export function matches(f: RequestFilter, r: RequestRow): boolean {
     (f.endpoint === undefined || endpointOf(r.endpoint) === f.endpoint) &&
     (f.status === undefined || (f.status === 'ok') === r.answer < 400)
   );
+}
+
+/** One entry per UTC day from `firstDay` to today, days without calls included (GET /api/requests/daily, /activity's charts). */
+export function dailySeries(rows: readonly DailyRow[], firstDay: number, now = Date.now()): RequestsDailyT['days'] {
+  const byDay = new Map(rows.map((r) => [r.day, r]));
+  const out: RequestsDailyT['days'] = [];
+  for (let d = firstDay; d <= Math.floor(now / DAY_MS); d++) {
+    const r = byDay.get(d);
+    out.push({
+      date: new Date(d * DAY_MS).toISOString().slice(0, 10),
+      requests: r?.requests ?? 0,
+      errors: r?.errors ?? 0,
+      cost: nanoToUsd(r?.costNano ?? 0),
+      latencyP50Ms: r?.p50 ?? null,
+      latencyP95Ms: r?.p95 ?? null,
+    });
+  }
+  return out;
 }

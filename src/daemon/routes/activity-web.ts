@@ -1,8 +1,7 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { AgwError } from '../../shared/errors.js';
-import { nanoToUsd } from '../../shared/money.js';
 import { CURSOR_PATTERN, REQUESTS_DEFAULT_LIMIT } from '../../shared/schemas/requests.js';
-import { detailView, parseSince, requestView } from '../requests/view.js';
+import { dailySeries, detailView, parseSince, requestView } from '../requests/view.js';
 import { DAY_MS } from '../store/spend-rollup.js';
 import { dailyRequests, decodeCursor, encodeCursor, getBodies, getRequest, listRequests, type RequestFilter } from '../store/requests.js';
 import { activityDetailPage } from '../web/activity-detail-page.js';
@@ -66,19 +65,7 @@ const activityWeb: FastifyPluginAsync<RouteOptions> = async (app, { ctx }) => {
       listRequests(ctx.db, filter, REQUESTS_DEFAULT_LIMIT, query.cursor ? decodeCursor(query.cursor) : undefined),
       dailyRequests(ctx.db, { ...filter, since: undefined }, firstDay * DAY_MS),
     ]);
-    const byDay = new Map(dailyRows.map((r) => [r.day, r]));
-    const daily = [];
-    for (let d = firstDay; d <= Math.floor(now / DAY_MS); d++) {
-      const r = byDay.get(d);
-      daily.push({
-        date: new Date(d * DAY_MS).toISOString().slice(0, 10),
-        requests: r?.requests ?? 0,
-        errors: r?.errors ?? 0,
-        cost: nanoToUsd(r?.costNano ?? 0),
-        latencyP50Ms: r?.p50 ?? null,
-        latencyP95Ms: r?.p95 ?? null,
-      });
-    }
+    const daily = dailySeries(dailyRows, firstDay, now);
     const last = page.rows[page.rows.length - 1];
     return sendPage(
       reply,

@@ -3,17 +3,16 @@ import { errorResponses } from '../../shared/schemas/common.js';
 import { CreatedKey, CreateKeyBody, KeyIdParams, PortalKeys, RevokedKey } from '../../shared/schemas/portal.js';
 import { AgwError } from '../../shared/errors.js';
 import { requireAuth, userOf } from '../auth/principal.js';
+import { iso, keyPrefix } from '../keys/view.js';
 import { createApiKey, listApiKeys, revokeApiKey, type ApiKeyRow } from '../store/keys.js';
 import type { RouteOptions } from './index.js';
 
-const iso = (ms: number | null) => (ms === null || ms === undefined ? null : new Date(Number(ms)).toISOString());
-const prefixOf = (lookup: string) => `agw_${lookup}_…`;
-
+/** The portal's key (the spec's PortalKey): when it was revoked rather than its limits. */
 function keyView(k: ApiKeyRow) {
   return {
     id: k.id,
     name: k.name,
-    prefix: prefixOf(k.lookup),
+    prefix: keyPrefix(k.lookup),
     createdAt: iso(k.created_at)!,
     lastUsedAt: iso(k.last_used_at),
     revokedAt: iso(k.revoked_at),

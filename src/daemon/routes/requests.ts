@@ -1,7 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { AgwError } from '../../shared/errors.js';
-import { nanoToUsd } from '../../shared/money.js';
 import { errorResponses } from '../../shared/schemas/common.js';
 import {
   DailyQuery,
@@ -18,7 +17,7 @@ import {
 import { requireAuth, type Principal } from '../auth/principal.js';
 import { exportStream } from '../requests/export.js';
 import { liveOf } from '../requests/live.js';
-import { detailView, filterFor, requestView } from '../requests/view.js';
+import { dailySeries, detailView, filterFor, requestView } from '../requests/view.js';
 import { DAY_MS } from '../store/spend-rollup.js';
 import { dailyRequests, decodeCursor, encodeCursor, getBodies, getRequest, listRequests } from '../store/requests.js';
 import type { RouteOptions } from './index.js';
@@ -81,20 +80,8 @@ const requests: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) =
       const { days = 7, ...rest } = req.query;
       const now = Date.now();
       const first = Math.floor(now / DAY_MS) - days + 1;
-      const rows = new Map((await dailyRequests(ctx.db, filterFor(principal(req.principal), rest, now), first * DAY_MS)).map((r) => [r.day, r]));
-      const out: RequestsDailyT['days'] = [];
-      for (let d = first; d <= Math.floor(now / DAY_MS); d++) {
-        const r = rows.get(d);
-        out.push({
-          date: new Date(d * DAY_MS).toISOString().slice(0, 10),
-          requests: r?.requests ?? 0,
-          errors: r?.errors ?? 0,
-          cost: nanoToUsd(r?.costNano ?? 0),
-          latencyP50Ms: r?.p50 ?? null,
-          latencyP95Ms: r?.p95 ?? null,
-        });
-      }
-      return { days: out };
+      const rows = await dailyRequests(ctx.db, filterFor(principal(req.principal), rest, now), first * DAY_MS);
+      return { days: dailySeries(rows, first, now) };
     },
   );
 
