@@ -22,6 +22,8 @@ interface Mode {
   status: number;
   stream?: boolean;
   gzip?: boolean;
+  /** bytes of padding after the error (an upstream answering a huge error body) */
+  pad?: number;
 }
 let mode: Mode = { status: 401 };
 let echo: Server;
@@ -54,6 +56,7 @@ function answer(req: IncomingMessage, res: ServerResponse): void {
     type: 'invalid_request_error',
   };
   let body: Buffer = Buffer.from(mode.stream ? `event: error\ndata: ${JSON.stringify({ type: 'error', error })}\n\n` : JSON.stringify({ error }));
+  if (mode.pad) body = Buffer.concat([body, Buffer.alloc(mode.pad, ' ')]);
   if (mode.gzip) {
     body = gzipSync(body);
     headers['content-encoding'] = 'gzip';
@@ -117,6 +120,17 @@ const post = (path: string, json: unknown) => td.fetch(path, { method: 'POST', k
 const chatBody = (model: string, stream = false) => ({ model, stream, messages: [{ role: 'user', content: 'hi' }], max_tokens: 5 });
 
 describe('the proxy passes refusals back with every provider secret redacted', () => {
+  it('an error answer of 20 MB is read only to its first MiB (never buffered whole), redacted', async () => {
+    mode = { status: 400, pad: 20 * 1024 * 1024 };
+    try {
+      const r = await post('/external/openai/v1/chat/completions', chatBody('gpt-4o-mini'));
+      const text = await expectRedacted(r, 400);
+      expect(text.length).toBeLessThan(1024 * 1024 + 4096);
+    } finally {
+      mode = { status: 401 };
+    }
+  });
+
   it.each([
     ['bearer (openai)', '/external/openai/v1/chat/completions', chatBody('gpt-4o-mini')],
     ['x-api-key (anthropic)', '/external/anthropic/v1/messages', chatBody('claude-haiku-4-5')],
