@@ -90,6 +90,23 @@ describe('holds: no burst overdraws a wallet', () => {
     expect(holdOf({ ...CHAT, max_tokens: affordable })).toBeLessThanOrEqual(10_000_000);
   });
 
+  it('an absurd max_tokens for a model agw has no price row for is a 402 like any other, never a 500', async () => {
+    const u = await f.d.user({ tier: 'free', balance: 5, quotas: { ai_chat: -1 } });
+    const before = f.openai.requests.length;
+    for (const max_tokens of [1e15, Number.MAX_SAFE_INTEGER]) {
+      const res = await f.d.fetch('/external/openai/v1/chat/completions', {
+        method: 'POST',
+        key: u.key,
+        json: { model: 'gpt-unlisted-preview', messages, max_tokens },
+      });
+      expect(res.status).toBe(402);
+      expect((await res.json()).code).toBe('INSUFFICIENT_FUNDS');
+    }
+    expect(f.openai.requests.length).toBe(before);
+    // and the wallet still serves an ordinary call
+    expect((await chat(u.key)).status).toBe(200);
+  });
+
   it('GET /api/wallet shows what calls in flight hold, and nothing once they settled', async () => {
     const u = await f.d.user({ tier: 'free', balance: 1, quotas: { ai_chat: -1 } });
     f.openai.setMode('slow', { delayMs: 600 });

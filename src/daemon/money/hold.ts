@@ -88,7 +88,10 @@ export function quoteTokens(
   const row: ModelInfo | undefined = priceRow(config, provider.def.id, model) ?? dearestRow(config, provider.def.id);
   const known = priceRow(config, provider.def.id, model) !== undefined;
   const limit = known ? row!.maxOutputTokens : DEFAULT_MAX_OUTPUT_TOKENS;
-  const asked = requestedOutputCap(body);
+  // an unknown model's own cap is not known: hold what was asked, up to a bound no model
+  // reaches (so a max_tokens of 1e15 is a hold no wallet covers, never a number the
+  // store cannot hold)
+  const asked = bounded(requestedOutputCap(body));
   const outputCap = generates ? (asked === undefined ? limit : known ? Math.min(asked, limit) : asked) * choices(body) : 0;
   const prompt = wire === undefined ? 0 : promptBound(wire);
   if (!row) return { nano: 0, tokens: prompt + outputCap, promptNano: 0, outputNanoPerToken: 0, outputCap };
@@ -102,6 +105,10 @@ export function quoteTokens(
     outputCap,
   };
 }
+
+/** More output tokens than any model writes in one answer. */
+const OUTPUT_TOKENS_CEILING = 10_000_000;
+const bounded = (n: number | undefined) => (n === undefined ? undefined : Math.min(n, OUTPUT_TOKENS_CEILING));
 
 /** The hold of a unit-priced call: its charge, exactly. */
 export function quoteUnits(provider: ResolvedProvider, charge: UnitCharge | undefined): Quote {
