@@ -90,6 +90,12 @@ describe.skipIf(usePostgres)('model allowlists on every gateway route', () => {
     expect((await f.d.fetch('/external/openai/v1/models', { key: k.key })).status).not.toBe(403);
   });
 
+  test('a model in the path (Gemini style) is the one checked: an allowed model in the body does not let another through', async () => {
+    const k = await keyWith(['gpt-4o-mini']);
+    const res = await f.d.fetch('/external/openai/v1beta/models/o3:generateContent', { method: 'POST', key: k.key, json: { model: 'gpt-4o-mini', contents: [] } });
+    await refused(res, 'model o3');
+  });
+
   test('refusals are in the request log with the key, free; nothing is charged', async () => {
     const u = await f.d.user({ tier: 'pro', balance: 5 });
     const r = await f.d.fetch('/keys', { method: 'POST', key: u.key, json: { name: 'lite', limits: { models: ['smart-lite'] } } });

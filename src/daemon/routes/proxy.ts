@@ -66,10 +66,15 @@ const proxy: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
     const json = parseJson(body, headers['content-type']);
     const def = provider.def;
     const charge = def.pricing.kind === 'units' ? unitCharge(provider, path, json) : undefined;
-    const model = typeof json?.model === 'string' ? json.model : modelInPath(path);
+    // a model in the path (Gemini's /models/X:generateContent) is the one served: it is
+    // priced and checked, and a different one named in the body is checked too
+    const bodyModel = typeof json?.model === 'string' ? json.model : null;
+    const model = modelInPath(path) ?? bodyModel;
     const keyModels = keyAllowlist(ctx, u);
-    if (keyModels && (model === null || !allowsModel(keyModels, id, model))) {
-      const e = new KeyModelRefusal(model === null ? 'a call that names no model' : `model ${model}`, [...keyModels.names]);
+    const notAllowed = (m: string | null) => m !== null && !allowsModel(keyModels!, id, m);
+    if (keyModels && (model === null || notAllowed(model) || notAllowed(bodyModel))) {
+      const what = model === null ? 'a call that names no model' : `model ${notAllowed(model) ? model : bodyModel}`;
+      const e = new KeyModelRefusal(what, [...keyModels.names]);
       const usageType = charge?.unit.usageType ?? def.usageType;
       throw await refuseForKey(ctx, req, u, { endpoint: 'proxy', providerId: id, model, alias: null, stream: json?.stream === true, usageType }, e);
     }
