@@ -6,6 +6,8 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { nanoToUsd } from '../../src/shared/money.js';
 import { spawnServe } from '../helpers/cli.js';
 import { OPENAI_KEY, quotaUsed, usageRecords, usageTransactions, walletRow } from '../helpers/gateway-fixture.js';
+import { moneyOf } from '../../src/daemon/money/index.js';
+import type { PgMoney } from '../../src/daemon/money/pg-engine.js';
 import { answer, startCluster, tally, type Cluster } from './cluster.js';
 
 /**
@@ -105,6 +107,62 @@ describe('batches from several daemons never deadlock', () => {
     } finally {
       await admin.end();
     }
+  });
+});
+
+describe('a daemon taken for dead while it serves calls', () => {
+  test('its calls in flight are answered and booked once, from no slice; it goes on under a new identity', async () => {
+    const u = await c.daemons[0].user({ tier: 'pro', balance: 5, quotas: { ai_chat: -1 } });
+    const engine = (await moneyOf(c.daemons[1].daemon.ctx)) as PgMoney;
+    const epoch = engine.slices.epoch;
+    c.openai.setMode('slow', { delayMs: 700 });
+    const admin = new pg.Client({ connectionString: c.db.url });
+    await admin.connect();
+    try {
+      const inFlight = Promise.all([chat(1, u.key), chat(1, u.key)]);
+      await new Promise((r) => setTimeout(r, 250));
+      // what the heartbeat of a peer does to a daemon that stopped answering
+      // (in one transaction: its own heartbeat cannot extend its lease in between)
+      await admin.query('BEGIN');
+      await admin.query('UPDATE daemons SET expires_at = 0 WHERE id = $1', [epoch]);
+      expect(Number((await admin.query('SELECT agw_reclaim_v7() AS n')).rows[0].n)).toBeGreaterThanOrEqual(1);
+      await admin.query('COMMIT');
+      expect((await admin.query('SELECT count(*)::int AS n FROM daemons WHERE id = $1', [epoch])).rows[0].n).toBe(0);
+      expect((await admin.query('SELECT count(*)::int AS n FROM leases WHERE daemon_id = $1', [epoch])).rows[0].n).toBe(0);
+      const answers = await inFlight;
+      expect(tally(answers)).toEqual({ '200': 2 });
+    } finally {
+      c.openai.setMode('ok');
+      await admin.end();
+    }
+    expect(engine.slices.epoch).not.toBe(epoch);
+    expect((await chat(1, u.key)).status).toBe(200); // leasing again under the new identity
+    const db = c.daemons[0].daemon.ctx.db;
+    const recs = (await usageRecords(db, u.id)).filter((r) => r.status === 'finalized');
+    expect(recs).toHaveLength(3);
+    const debits = await usageTransactions(db, u.id);
+    expect(debits.map((d) => d.usageId).sort()).toEqual(recs.map((r) => r.id).sort());
+    // each call charged once, what it cost (the pro tier's allowance pays first)
+    expect(debits.reduce((a, d) => a - d.amount, 0)).toBe(recs.reduce((a, r) => a + r.customer, 0));
+    expect((await walletRow(db, u.id)).allowanceUsed).toBe(recs.reduce((a, r) => a + r.customer, 0));
+  });
+});
+
+describe('memory', () => {
+  test('a daemon forgets the pots of accounts idle for ten idle periods once their slices went back', async () => {
+    const u = await c.daemons[0].user({ tier: 'pro', balance: 5, quotas: { ai_chat: 100 } });
+    expect((await chat(1, u.key)).status).toBe(200);
+    const engine = (await moneyOf(c.daemons[1].daemon.ctx)) as PgMoney;
+    const mine = () => [...engine.slices.pots.keys()].filter((name) => name.includes(u.id));
+    expect(mine().length).toBe(2); // wallet and quota
+    const forgetMs = engine.slices.timing.forgetMs;
+    const started = Date.now();
+    while (mine().length && Date.now() - started < forgetMs + 3000) await new Promise((r) => setTimeout(r, 100));
+    expect(mine()).toEqual([]);
+    expect(Date.now() - started).toBeGreaterThan(forgetMs - 500);
+    // and the account is served as before, its slices leased afresh
+    expect((await chat(1, u.key)).status).toBe(200);
+    expect(await quotaUsed(c.daemons[0].daemon.ctx.db, u.id)).toBe(2);
   });
 });
 

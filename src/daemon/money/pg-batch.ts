@@ -32,7 +32,7 @@ export const LEASE_LOST = 'AGW01';
 /**
  * Group commit of settled calls on PostgreSQL: every booking of an event-loop turn, and
  * every booking that arrives while a batch commits, goes into the next agw_book_v7 call
- * (one round trip, one transaction: pg-functions.ts). A call's promise settles once its
+ * (one round trip, one transaction: pg-book.ts). A call's promise settles once its
  * batch committed, so an answer goes out only when its booking is in the store. Under
  * load a batch holds many calls: far less than one round trip per call.
  */

@@ -252,8 +252,13 @@ export class PgMoney implements MoneyEngine {
       await this.batcher.push(b, consumed, epoch);
     } catch (err) {
       if (epoch === this.slices.epoch) this.unconsumed(b, consumed);
-      if ((err as { code?: string }).code === LEASE_LOST) this.slices.lost();
-      throw err;
+      if ((err as { code?: string }).code !== LEASE_LOST) throw err;
+      // the store took this daemon for dead and returned its slices, this call's hold with
+      // them: the call was served, so it is booked all the same, under the new epoch and
+      // from no slice (the wallet pays what it has; the rest is written off, never below zero)
+      this.slices.lost(epoch);
+      await this.slices.beat();
+      await this.batcher.push(b, { wallet: false, quota: false, budgets: [] }, this.slices.epoch);
     }
   }
 

@@ -74,6 +74,8 @@ export class Pot {
   lastWant = 0;
   lastLeaseAt = 0;
   lastUse = 0;
+  /** when an admission last asked for this pot (Slices.pot) */
+  touched = 0;
   /** a lease of this pot in flight (resolves to its grant) */
   leasing: Promise<number> | null = null;
   /** admissions waiting for this pot, served in order (pg-engine.ts drain) */

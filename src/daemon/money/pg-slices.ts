@@ -24,10 +24,13 @@ export interface LeaseTiming {
   idleMs: number;
   /** how long a short admission waits for peers to return slices */
   recallWaitMs: number;
+  /** a pot no admission asked for this long, holding nothing, is forgotten */
+  forgetMs: number;
 }
 
 export function leaseTiming(ttlMs: number): LeaseTiming {
-  return { ttlMs, heartbeatMs: Math.max(100, Math.floor(ttlMs / 5)), idleMs: Math.min(2000, Math.max(200, Math.floor(ttlMs / 5))), recallWaitMs: 150 };
+  const idleMs = Math.min(2000, Math.max(200, Math.floor(ttlMs / 5)));
+  return { ttlMs, heartbeatMs: Math.max(100, Math.floor(ttlMs / 5)), idleMs, recallWaitMs: 150, forgetMs: 10 * idleMs };
 }
 
 /**
@@ -47,6 +50,8 @@ export class Slices {
   /** leases may be used until then (local clock: the last heartbeat sent + TTL − a margin) */
   validUntil = 0;
   private heartbeat: Promise<void> | null = null;
+  /** the epoch the store has a row for */
+  private registered = '';
   closed = false;
   readonly stats = { leases: 0, returns: 0, recalls: 0, lost: 0 };
 
@@ -80,10 +85,16 @@ export class Slices {
     }
   }
 
+  private call<T extends Record<string, unknown>>(name: string, sql: string, params: unknown[]): Promise<T[]> {
+    return retrying(() => this.db.call<T>(name, sql, params));
+  }
+
+  /** The pot of this name (every admission takes its pots from here; see `forget`). */
   pot(kind: PotKind, name: string, params: PotParams): Pot {
     let p = this.pots.get(name);
     if (!p) this.pots.set(name, (p = new Pot(name, kind, params)));
     else p.params = params; // the tier's allowance or limit as of this call
+    p.touched = Date.now();
     return p;
   }
 
@@ -101,7 +112,7 @@ export class Slices {
     const reqs = ask.map(({ pot, need, least, want }) => ({ pot: pot.name, kind: pot.kind, ...pot.params, need: Math.max(1, need), least: Math.max(1, least), want }));
     const grants = new Map<string, number>();
     try {
-      const [row] = await this.db.call<{ a: LeaseAnswer[] }>('agw_lease', 'SELECT agw_lease_v7($1, $2::jsonb) AS a', [epoch, JSON.stringify(reqs)]);
+      const [row] = await this.call<{ a: LeaseAnswer[] }>('agw_lease', 'SELECT agw_lease_v7($1, $2::jsonb) AS a', [epoch, JSON.stringify(reqs)]);
       this.stats.leases++;
       if (epoch !== this.epoch) return grants; // reclaimed meanwhile: those grants went back with the rest
       const now = Date.now();
@@ -134,7 +145,7 @@ export class Slices {
       }
       return grants;
     } catch (err) {
-      if ((err as { code?: string }).code === LEASE_LOST) this.lost();
+      if ((err as { code?: string }).code === LEASE_LOST) this.lost(epoch);
       throw err;
     }
   }
@@ -195,7 +206,10 @@ export class Slices {
 
   async register(): Promise<void> {
     const sent = Date.now();
-    await this.db.call('agw_register', 'INSERT INTO daemons (id, started_at, expires_at) VALUES ($1, $2::bigint, $2::bigint + $3::bigint)', [this.epoch, sent, this.timing.ttlMs]);
+    const epoch = this.epoch;
+    await this.db.call('agw_register', 'INSERT INTO daemons (id, started_at, expires_at) VALUES ($1, $2::bigint, $2::bigint + $3::bigint)', [epoch, sent, this.timing.ttlMs]);
+    if (epoch !== this.epoch) return; // lost again meanwhile
+    this.registered = epoch;
     this.validUntil = sent + this.timing.ttlMs - Math.floor(this.timing.ttlMs / 4);
   }
 
@@ -209,21 +223,44 @@ export class Slices {
         p.heldDirty = false;
         held.push({ pot: p.name, held: p.held, calls: p.calls });
       }
-      const [row] = await this.db.call<{ ok: boolean }>('agw_alive', 'SELECT agw_alive_v7($1, $2, $3::jsonb) AS ok', [this.epoch, this.timing.ttlMs, JSON.stringify(held)]);
+      if (this.registered !== this.epoch) await this.register(); // after a loss found by a booking or a lease
+      const epoch = this.epoch;
+      const [row] = await this.call<{ ok: boolean }>('agw_alive', 'SELECT agw_alive_v7($1, $2, $3::jsonb) AS ok', [epoch, this.timing.ttlMs, JSON.stringify(held)]);
       if (!row.ok) {
-        this.lost();
+        this.lost(epoch);
         await this.register();
-      } else this.validUntil = sent + this.timing.ttlMs - Math.floor(this.timing.ttlMs / 4);
-      const [r] = await this.db.call<{ n: number }>('agw_reclaim', 'SELECT agw_reclaim_v7() AS n', []);
-      if (r.n > 0) this.log.warn({ daemons: r.n }, 'returned the slices of daemons that stopped');
+      } else if (epoch === this.epoch) this.validUntil = sent + this.timing.ttlMs - Math.floor(this.timing.ttlMs / 4);
+      try {
+        const [r] = await this.call<{ n: number }>('agw_reclaim', 'SELECT agw_reclaim_v7() AS n', []);
+        if (r.n > 0) this.log.warn({ daemons: r.n }, 'returned the slices of daemons that stopped');
+      } catch (err) {
+        this.log.warn({ err }, 'could not return the slices of stopped daemons: the next heartbeat tries again');
+      }
     })().finally(() => (this.heartbeat = null));
     return this.heartbeat;
   }
 
-  /** Returns the unused part of pots not used for a while. */
-  private returnIdle(): Promise<number> {
-    const before = Date.now() - this.timing.idleMs;
-    return this.returnPots([...this.pots.values()].filter((p) => p.lastUse < before && p.available > 0 && !p.leasing));
+  /** Returns the unused part of pots not used for a while, and forgets pots long idle and empty (a daemon meets many users, keys and periods). */
+  private async returnIdle(): Promise<number> {
+    const now = Date.now();
+    const before = now - this.timing.idleMs;
+    const n = await this.returnPots([...this.pots.values()].filter((p) => p.lastUse < before && p.available > 0 && !p.leasing));
+    this.forget(now - this.timing.forgetMs);
+    return n;
+  }
+
+  /**
+   * Drops the pots no admission took since `before` that hold nothing: nothing leased,
+   * held, pending, queued or unpublished. An admission holds its pots' objects only while
+   * it runs (seconds at most), a call in flight counts in `calls`, so no one still has a
+   * dropped object; the next admission makes a fresh one.
+   */
+  private forget(before: number): void {
+    for (const [name, p] of this.pots) {
+      if (p.touched >= before || p.granted > 0 || p.held !== 0 || p.calls !== 0 || p.pending !== 0) continue;
+      const unpublished = p.kind === 'wallet' && p.heldDirty; // wallets publish their holds with the heartbeat
+      if (!p.leasing && !p.queue.length && !p.draining && !unpublished) this.pots.delete(name);
+    }
   }
 
   /** Returns the unused part of `pots` to the store; resolves to how many had some. */
@@ -236,27 +273,30 @@ export class Slices {
       items.push({ pot: p, amount });
     }
     if (!items.length) return 0;
+    const epoch = this.epoch;
     try {
-      await this.db.call('agw_return', 'SELECT agw_return_v7($1, $2::jsonb)', [
-        this.epoch,
+      await this.call('agw_return', 'SELECT agw_return_v7($1, $2::jsonb)', [
+        epoch,
         JSON.stringify(items.map(({ pot, amount }) => ({ pot: pot.name, kind: pot.kind, keyId: pot.params.keyId, limit: pot.params.limit, amount }))),
       ]);
       this.stats.returns++;
       return items.length;
     } catch (err) {
-      if ((err as { code?: string }).code === LEASE_LOST) this.lost();
-      else for (const { pot, amount } of items) pot.granted += amount; // still leased
+      if ((err as { code?: string }).code === LEASE_LOST) this.lost(epoch);
+      else if (epoch === this.epoch) for (const { pot, amount } of items) pot.granted += amount; // still leased
       throw err;
     }
   }
 
   /**
-   * The store reclaimed this daemon's slices (it was taken for dead): nothing leased
-   * is ours any more. Calls in flight keep their holds, but their bookings name the old
-   * epoch and are refused; new calls lease again under a new epoch.
+   * The store reclaimed the slices of `epoch` (this daemon was taken for dead): nothing
+   * leased is ours any more. Calls in flight keep their holds; their bookings are booked
+   * again under the new epoch, consuming no slice (pg-engine.ts settle). New calls lease
+   * again once the new epoch is registered (the next heartbeat, or an admission's).
+   * A refusal naming an epoch already left behind changes nothing.
    */
-  lost(): void {
-    if (this.closed) return;
+  lost(epoch: string): void {
+    if (this.closed || epoch !== this.epoch) return;
     this.stats.lost++;
     this.log.error({ epoch: this.epoch }, 'this daemon was taken for dead and its slices returned: starting over');
     this.epoch = newEpoch();
@@ -266,6 +306,19 @@ export class Slices {
       p.pending = 0;
       p.unlimited = false;
       p.info = null;
+    }
+  }
+}
+
+/** A store call of the lease protocol, tried again when PostgreSQL aborted it for a deadlock or a serialization failure (each is one transaction). */
+async function retrying<T>(fn: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await fn();
+    } catch (err) {
+      const code = (err as { code?: string }).code;
+      if ((code !== '40P01' && code !== '40001') || attempt >= 4) throw err;
+      await new Promise((r) => setTimeout(r, 10 * attempt + Math.random() * 20));
     }
   }
 }

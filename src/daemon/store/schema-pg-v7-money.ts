@@ -1,4 +1,5 @@
-import { PG_BOOK_FUNCTION, PG_MONEY_FUNCTIONS } from '../money/pg-functions.js';
+import { PG_BOOK_FUNCTION } from '../money/pg-book.js';
+import { PG_MONEY_FUNCTIONS } from '../money/pg-functions.js';
 
 /**
  * Version 7 for PostgreSQL: the twin of schema-v7-money.ts, plus the lease engine's
