@@ -307,7 +307,6 @@ export class PgMoney implements MoneyEngine {
     return { nano: (mine?.held ?? 0) + Number(others.nano), calls: (mine?.calls ?? 0) + Number(others.calls) };
   }
 
-
   async close(): Promise<void> {
     await this.batcher.drain();
     await this.slices.stop();

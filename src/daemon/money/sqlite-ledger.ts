@@ -291,7 +291,6 @@ export class Ledger {
     this.userChanges.set(userId, (this.userChanges.get(userId) ?? 0) + 1);
   }
 
-
 }
 
 /** A booking whose account no longer exists (deleted with its records: nothing to bill). */
