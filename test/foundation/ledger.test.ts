@@ -252,4 +252,31 @@ describe('the SQLite booking ledger', () => {
       await f.close();
     }
   });
+  it('journal and store both failing: the call is answered with an error, costs nothing, and holds nothing afterwards', async () => {
+    const f = await startGatewayFixture();
+    try {
+      const u = await f.d.user({ tier: 'free', balance: 1, quotas: { ai_chat: -1 } });
+      const ledger = (f.db as unknown as { ledger: Ledger }).ledger;
+      const journal = (ledger as unknown as { journal: BookingJournal }).journal;
+      const host = (ledger as unknown as { host: { txThen: (...a: unknown[]) => Promise<unknown> } }).host;
+      const append = journal.append;
+      const txThen = host.txThen;
+      journal.append = () => {
+        throw Object.assign(new Error('no space left on device'), { code: 'ENOSPC' });
+      };
+      host.txThen = () => Promise.reject(Object.assign(new Error('disk I/O error'), { code: 'SQLITE_IOERR' }));
+      try {
+        const r = await f.d.fetch('/gateway/chat', { method: 'POST', key: u.key, json: { model: 'gpt-4o-mini', messages } });
+        expect(r.status).toBeGreaterThanOrEqual(500);
+      } finally {
+        journal.append = append;
+        host.txThen = txThen;
+      }
+      const w = await (await f.d.fetch('/wallet', { key: u.key })).json();
+      expect(w).toMatchObject({ balance: 1, held: 0, heldCalls: 0 });
+      expect(await usageTransactions(f.db, u.id)).toHaveLength(0);
+    } finally {
+      await f.close();
+    }
+  });
 });

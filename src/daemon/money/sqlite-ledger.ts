@@ -156,13 +156,20 @@ export class Ledger {
       if (this.journal) this.log.error({ err }, 'the booking journal cannot be written: booking the call directly in the store');
       this.stats.directApplies++;
       // the holds stay until the COMMIT that counts the call in the store
-      await this.host.txThen(
-        (q) => applyBooking(q, b),
-        () => {
-          this.spoken.settle(b.id, []);
-          if (b.status !== 'refused') this.touched(b.userId);
-        },
-      );
+      try {
+        await this.host.txThen(
+          (q) => applyBooking(q, b),
+          () => {
+            this.spoken.settle(b.id, []);
+            if (b.status !== 'refused') this.touched(b.userId);
+          },
+        );
+      } catch (err2) {
+        // not booked at all (the call is answered with an error): its holds go, or they
+        // would keep the wallet's funds out of reach until the daemon restarts
+        this.spoken.settle(b.id, []);
+        throw err2;
+      }
       return;
     }
     this.stats.appended++;
