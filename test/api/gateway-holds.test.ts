@@ -188,6 +188,23 @@ describe('holds: no burst overdraws a wallet', () => {
   });
 });
 
+describe('admission after a paid install', () => {
+  it('sees the install’s debit at once: the next call with the same key is held against what is left', async () => {
+    const hold = holdOf(CHAT);
+    const owner = await f.d.user({ tier: 'pro' });
+    const pub = await publishJson(f.d, owner.key, { version: '1.0.0', price: nanoToUsd(hold * 3), category: 'other' }, bundle('debit-seen'));
+    const id = (await pub.json()).id as number;
+    // 3.5 holds: one call (it costs far less than its hold), then the install (3 holds) leaves less than one
+    const buyer = await f.d.user({ tier: 'free', balance: nanoToUsd(Math.floor(hold * 3.5)), quotas: { ai_chat: -1 } });
+    expect((await chat(buyer.key)).status).toBe(200);
+    expect((await f.d.fetch(`/skills/${id}/install`, { method: 'POST', key: buyer.key })).status).toBe(200);
+    const next = await chat(buyer.key);
+    expect(next.status).toBe(402);
+    expect((await next.json()).code).toBe('INSUFFICIENT_FUNDS');
+    expect((await usageRecords(f.db, buyer.id)).every((r) => r.writtenOff === 0)).toBe(true);
+  });
+});
+
 describe('settling: the actual cost, never more than the hold', () => {
   let upstream: http.Server;
   let g: GatewayFixture;

@@ -132,7 +132,7 @@ export class SqliteMoney implements MoneyEngine {
       }
       return funds.hold ? [[spokenPots.wallet(userId), funds.hold]] : [];
     });
-    return ok ? { release: () => this.ledger.release(id) } : { refusal };
+    return ok ? { release: () => this.ledger.release(id, userId) } : { refusal };
   }
 
   settle(b: Booking): Promise<void> {

@@ -138,9 +138,15 @@ export class Ledger {
     return true;
   }
 
-  /** Releases the holds of an admission no booking settles (a paid install's, after its transaction). */
-  release(id: string): void {
+  /**
+   * Releases the holds of an admission no booking settles (a paid install's, after its
+   * transaction). `changed`: that transaction moved the user's money, so admissions read
+   * the row again instead of a cached one stamped with an older authentication's version
+   * (until now the hold stood in for the debit).
+   */
+  release(id: string, changed?: string): void {
     this.spoken.settle(id, []);
+    if (changed !== undefined) this.touched(changed);
   }
 
   /**
