@@ -137,9 +137,11 @@ describe('the proxy passes refusals back with every provider secret redacted', (
     ['query parameter (google, ?key=)', '/external/google/v1beta/models/gemini-2.5-flash:generateContent', { contents: [] }],
   ])('%s: JSON 401, body and headers (www-authenticate included)', async (_name, path, body) => {
     mode = { status: 401 };
-    const text = await expectRedacted(await post(path, body), 401);
+    const r = await post(path, body);
+    const text = await expectRedacted(r, 401);
     expect(text).toContain('Incorrect API key provided: ');
-    expect(text).toContain('x-request-id: req_123'); // the rest passes unchanged
+    expect(text).toContain('x-upstream-request-id: req_123'); // the rest passes unchanged (the provider's id under its own name)
+    expect(r.headers.get('x-request-id')).toMatch(/^use_/); // agw's: the record of this call
     expect(text).toMatch(/www-authenticate: Bearer realm="echo", error="invalid_token", error_description="bad key (Bearer )?\[redacted\]"/);
   });
 

@@ -58,6 +58,23 @@ describe('rate limits per key', () => {
     expect(e.key).toMatchObject({ limits: { rpm: 5 }, requestsRemaining: 0, tokensRemaining: null });
   });
 
+  test('the key’s rate headers win over the provider’s on the proxy, and a 403 for a model outside the key’s list carries them too', async () => {
+    const k = await limitedKey((await owner()).key, { rpm: 7, models: ['gpt-4o-mini'] });
+    // the simulated provider answers OpenAI's own x-ratelimit-* (10000) and x-request-id
+    const r = await f.d.fetch('/external/openai/v1/chat/completions', { method: 'POST', key: k.key, json: { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Hi' }] } });
+    await r.arrayBuffer();
+    expect(r.status).toBe(200);
+    expect(r.headers.get('x-ratelimit-limit-requests')).toBe('7');
+    expect(r.headers.get('x-ratelimit-remaining-requests')).toBe('6');
+    expect(r.headers.get('x-request-id')).toMatch(/^use_/);
+    expect(r.headers.get('x-upstream-request-id')).toMatch(/^req_sim_/);
+    const refused = await f.d.fetch('/gateway/chat', { method: 'POST', key: k.key, json: { model: 'gpt-4o', messages: [{ role: 'user', content: 'Hi' }] } });
+    expect(refused.status).toBe(403);
+    expect((await refused.json()).code).toBe('MODEL_NOT_ALLOWED');
+    expect(refused.headers.get('x-ratelimit-limit-requests')).toBe('7');
+    expect(refused.headers.get('x-ratelimit-remaining-requests')).toBe('6'); // a refusal takes nothing from the window
+  });
+
   test('rpm 10 with 30 parallel calls: exactly 10 pass, 20 get 429 RATE_LIMITED', async () => {
     const k = await limitedKey((await owner()).key, { rpm: 10 });
     const answers = await Promise.all(Array.from({ length: 30 }, () => chat(k.key)));

@@ -109,11 +109,17 @@ function chat(ctx: SimContext): void {
 
 export function startOpenAiSim(opts: SimOptions = {}): Promise<SimUpstream> {
   const expectedAuth = opts.apiKey !== undefined ? `Bearer ${opts.apiKey}` : undefined;
+  let answered = 0;
   return startSim(
     {
       rateLimitBody: RATE_LIMIT_BODY,
       serverErrorBody: SERVER_ERROR_BODY,
       handle(ctx) {
+        // as OpenAI answers: its own request id and the account's rate windows on every answer
+        ctx.res.setHeader('x-request-id', `req_sim_${++answered}`);
+        ctx.res.setHeader('x-ratelimit-limit-requests', '10000');
+        ctx.res.setHeader('x-ratelimit-remaining-requests', '9999');
+        ctx.res.setHeader('x-ratelimit-reset-requests', '6ms');
         if (expectedAuth !== undefined && ctx.req.headers.authorization !== expectedAuth) {
           return sendJson(ctx.res, 401, BAD_KEY_BODY);
         }

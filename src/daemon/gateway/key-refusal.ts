@@ -26,7 +26,14 @@ export interface RefusedCallInfo {
 export async function refuseForKey(ctx: AppContext, req: FastifyRequest, u: UserPrincipal, call: RefusedCallInfo, err: AgwError): Promise<AgwError> {
   return refuse(
     ctx,
-    { ...call, userId: u.userId, tier: u.tier, keyId: u.kind === 'key' ? u.keyId : null, projectId: await projectFor(ctx, req, u.userId) },
+    {
+      ...call,
+      userId: u.userId,
+      tier: u.tier,
+      keyId: u.kind === 'key' ? u.keyId : null,
+      keyLimits: u.kind === 'key' ? u.limits : null,
+      projectId: await projectFor(ctx, req, u.userId),
+    },
     err,
   );
 }

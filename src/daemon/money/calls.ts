@@ -268,7 +268,7 @@ function rateLimited(r: Extract<Refusal, { kind: 'rate' }>, rate: RateHeaders | 
 }
 
 /** What a call refused before admission is recorded with (e.g. 403 MODEL_NOT_ALLOWED). */
-export type RefusedCall = Omit<ReserveInput, 'quote' | 'storeVersion' | 'usageType' | 'keyLimits' | 'keyAncestors'> & { usageType?: UsageType };
+export type RefusedCall = Omit<ReserveInput, 'quote' | 'storeVersion' | 'usageType' | 'keyAncestors'> & { usageType?: UsageType };
 
 /**
  * Records a gateway call agw refused before its admission (a model outside the tier or
@@ -302,8 +302,12 @@ export async function refuse(ctx: AppContext, call: RefusedCall, err: AgwError):
   observe(ctx, r, call);
   const b = bookingOf(ctx, r, { status: 'refused', err });
   settled(ctx, r, b);
-  await (await moneyOf(ctx)).record(b);
-  return withRequestId(err, r.id);
+  const money = await moneyOf(ctx);
+  await money.record(b);
+  // a key with a rate limit has its x-ratelimit-* headers on every answer, refusals too
+  const limits = call.keyLimits;
+  const rate = call.keyId && limits && (limits.rpm !== null || limits.tpm !== null) ? money.rateOf({ id: call.keyId, limits, period: null }, Date.now()) : null;
+  return withRequestId(err, r.id, rate);
 }
 
 interface SettleInput {

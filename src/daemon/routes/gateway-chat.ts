@@ -101,6 +101,7 @@ const gatewayChat: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }
             userId: u.userId,
             tier: u.tier,
             keyId: u.kind === 'key' ? u.keyId : null,
+            keyLimits: u.kind === 'key' ? u.limits : null,
             endpoint: 'chat',
             ...refusedTarget(ctx.config, body.model),
             projectId,

@@ -105,7 +105,7 @@ const proxy: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
       await release(ctx, r, null, { err: e });
       throw e;
     }
-    reply.code(up.statusCode).headers(passableHeaders(up.headers, gw.redact));
+    reply.code(up.statusCode).headers(ownHeadersWin(passableHeaders(up.headers, gw.redact), r.rate !== null));
     if (up.statusCode < 200 || up.statusCode >= 300) {
       // the provider's refusal (429 with its retry-after, 4xx, 5xx), free, with its secrets redacted
       const text = await errorBack(reply, up);
@@ -173,6 +173,20 @@ function parseJson(body: Buffer | undefined, contentType: string | undefined): R
 /** False for paths whose answers carry no generated tokens (embeddings): their hold is the prompt's. */
 function generates(path: string): boolean {
   return !/embed/i.test(path);
+}
+
+/**
+ * The provider's headers, minus those agw answers itself (CONTRACT "Request log", "Keys with
+ * limits"): `x-request-id` names agw's record (the provider's own id is passed on as
+ * `x-upstream-request-id`), and for a key with a rate limit the `x-ratelimit-*` headers are
+ * the key's, not the provider account's.
+ */
+function ownHeadersWin(passed: Record<string, string | string[]>, rateLimited: boolean): Record<string, string | string[]> {
+  const upstreamId = passed['x-request-id'];
+  delete passed['x-request-id'];
+  if (upstreamId !== undefined) passed['x-upstream-request-id'] = upstreamId;
+  if (rateLimited) for (const name of Object.keys(passed)) if (name.startsWith('x-ratelimit-')) delete passed[name];
+  return passed;
 }
 
 /** e.g. Gemini's /v1beta/models/gemini-2.5-flash:generateContent */
