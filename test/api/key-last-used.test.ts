@@ -52,6 +52,7 @@ describe('keys’ lastUsedAt is set after use, within the flush interval, withou
     const k = await db.tx((q) => createApiKey(q, alice.id, 'other-daemon'));
     const later = floorMinute(Date.now()) + 10 * MINUTE; // another daemon's flush, as far as this one knows
     await db.run('UPDATE api_keys SET last_used_at = ? WHERE id = ?', [later, k.id]);
+    await flushKeyUses(db); // the uses the earlier tests noted, not flushed yet
     noteKeyUse(db, k.id);
     expect(await flushKeyUses(db)).toBe(1);
     expect(Date.parse((await lastUsed(td, session, k.id))!)).toBe(later);
