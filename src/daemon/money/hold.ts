@@ -16,7 +16,7 @@ import { dearestRow, priceRow, unitCost, type UnitCharge } from './pricing.js';
  *   that reports more than the hold covered is capped at the hold and the rest written
  *   off (settle.ts), never charged.
  * - outputCap: max_tokens / max_completion_tokens / max_output_tokens /
- *   generationConfig.maxOutputTokens (× n choices), at most the model's own limit;
+ *   generationConfig.maxOutputTokens (× n choices) as asked (bounded by 10M tokens);
  *   without one, the model's limit (the catalog's maxOutputTokens).
  * Unit-priced: the unit charge, known exactly from the request.
  */
@@ -88,11 +88,11 @@ export function quoteTokens(
   const row: ModelInfo | undefined = priceRow(config, provider.def.id, model) ?? dearestRow(config, provider.def.id);
   const known = priceRow(config, provider.def.id, model) !== undefined;
   const limit = known ? row!.maxOutputTokens : DEFAULT_MAX_OUTPUT_TOKENS;
-  // an unknown model's own cap is not known: hold what was asked, up to a bound no model
-  // reaches (so a max_tokens of 1e15 is a hold no wallet covers, never a number the
-  // store cannot hold)
+  // the output cap is what the caller asked for, else the model's own limit (CONTRACT
+  // "Holds"); what was asked is bounded by more than any model writes, so a max_tokens of
+  // 1e15 is a hold no wallet covers, never a number the store cannot hold
   const asked = bounded(requestedOutputCap(body));
-  const outputCap = generates ? (asked === undefined ? limit : known ? Math.min(asked, limit) : asked) * choices(body) : 0;
+  const outputCap = generates ? (asked ?? limit) * choices(body) : 0;
   const prompt = wire === undefined ? 0 : promptBound(wire);
   if (!row) return { nano: 0, tokens: prompt + outputCap, promptNano: 0, outputNanoPerToken: 0, outputCap };
   const promptNano = Math.round(tokenCostNano(prompt, row.inputPer1M) * provider.margin);

@@ -41,14 +41,12 @@ const keys: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
         summary: 'Create a key, optionally with limits: the answer holds the secret, shown this once',
         security,
         body: CreateKeyWithLimitsBody,
-        response: { 201: CreatedKeyWithSecret, ...errorResponses(400, 401, 403) },
+        response: { 200: CreatedKeyWithSecret, ...errorResponses(400, 401, 403) },
       },
     },
-    async (req, reply) => {
+    async (req) => {
       const c = callerOf(req);
-      const created = await createKey(ctx.db, ctx.config, c.userId, req.body, c);
-      reply.status(201);
-      return created;
+      return createKey(ctx.db, ctx.config, c.userId, req.body, c);
     },
   );
 
