@@ -120,6 +120,27 @@ describe('each gateway call has a record named by its x-request-id', () => {
   });
 });
 
+describe('calls refused before any upstream is chosen have a record too', () => {
+  test('an unknown provider (proxy), an unknown model and an unavailable smart class: each answer names its record', async () => {
+    const u = await f.d.user({ tier: 'pro', balance: 5 });
+    const cases = [
+      { res: await f.d.fetch('/external/nosuch/v1/chat/completions', { method: 'POST', key: u.key, json: { model: 'x', messages } }), status: 404, code: 'PROVIDER_NOT_FOUND', endpoint: 'proxy' },
+      { res: await f.d.fetch('/gateway/chat', { method: 'POST', key: u.key, json: { model: 'no-such-model-1', messages } }), status: 400, code: 'INVALID_REQUEST', endpoint: 'chat' },
+    ];
+    for (const c of cases) {
+      expect(c.res.status).toBe(c.status);
+      expect((await c.res.json()).code).toBe(c.code);
+      const id = c.res.headers.get('x-request-id');
+      expect(id, c.code).toMatch(/^use_/);
+      expect(await record(id!, u.key)).toMatchObject({ status: c.status, code: c.code, endpoint: c.endpoint, cost: 0, attempts: 0 });
+    }
+    // a free GET through the proxy is not a metered call: no record, no id
+    const get = await f.d.fetch('/external/nosuch/v1/models', { key: u.key });
+    expect(get.status).toBe(404);
+    expect(get.headers.get('x-request-id')).toBeNull();
+  });
+});
+
 describe('live stream and metrics from gateway calls', () => {
   test('a call shows up on the caller’s stream as it settles, and in the token and cost counters', async () => {
     const u = await f.d.user({ tier: 'pro', balance: 5 });

@@ -22,7 +22,12 @@ export interface RefusedCallInfo {
   usageType?: UsageType;
 }
 
-/** Records a call refused by the key's limits in the request log; the error to throw (with x-request-id). */
+/**
+ * Records a call agw refused before contacting an upstream (the key's limits, a model
+ * outside the tier, a provider without a key…) in the request log, free; the error to
+ * throw, with the record's id as x-request-id (CONTRACT "Request log": every gateway call
+ * has a record).
+ */
 export async function refuseForKey(ctx: AppContext, req: FastifyRequest, u: UserPrincipal, call: RefusedCallInfo, err: AgwError): Promise<AgwError> {
   return refuse(
     ctx,

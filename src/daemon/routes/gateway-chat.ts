@@ -92,9 +92,10 @@ const gatewayChat: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }
       try {
         target = await resolveForCaller(req, u, body);
       } catch (err) {
-        // a model outside the tier: a refused call, in the request log like the 402s and 429s
-        // (one outside the key's allowlist is recorded already: it carries its request id)
-        if (!(err instanceof AgwError) || err.status !== 403 || err.headers?.['x-request-id']) throw err;
+        // a model outside the tier, unknown or without a provider key: a refused call, in the
+        // request log like the 402s and 429s (one outside the key's allowlist is recorded
+        // already: it carries its request id)
+        if (!(err instanceof AgwError) || err.headers?.['x-request-id']) throw err;
         throw await refuse(
           ctx,
           {

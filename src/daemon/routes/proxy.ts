@@ -53,9 +53,14 @@ const proxy: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
     const u = gatewayUser(req);
     const id = (req.params as { provider: string }).provider;
     const provider = ctx.config.providers.get(id);
-    if (!provider || !provider.enabled) throw new AgwError('PROVIDER_NOT_FOUND', `no provider ${id}: see GET /api/portal/providers/public`);
-    if (!provider.apiKey) {
-      throw new AgwError('PROVIDER_KEY_MISSING', `no API key is configured for ${id}: set providers.${id}.apiKey or AGW_PROVIDER_${id.toUpperCase()}_KEY`);
+    if (!provider || !provider.enabled || !provider.apiKey) {
+      const e =
+        !provider || !provider.enabled
+          ? new AgwError('PROVIDER_NOT_FOUND', `no provider ${id}: see GET /api/portal/providers/public`)
+          : new AgwError('PROVIDER_KEY_MISSING', `no API key is configured for ${id}: set providers.${id}.apiKey or AGW_PROVIDER_${id.toUpperCase()}_KEY`);
+      // a metered call is recorded even so (a GET is free and has no record)
+      if (method === 'GET') throw e;
+      throw await refuseForKey(ctx, req, u, { endpoint: 'proxy', providerId: id, model: null, alias: null, stream: false, usageType: provider?.def.usageType }, e);
     }
     const { path, query } = upstreamPath(req.url, id);
     const headers = forwardableHeaders(req.headers);

@@ -63,7 +63,9 @@ const smart: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
         candidates = candidates.filter((t) => allowsTarget(keyModels, t));
       }
       if (!candidates.length) {
-        throw new AgwError('ALL_CANDIDATES_FAILED', `no candidate of ${cls} is available: none has a key, or all are cooling down after failures`);
+        const e = new AgwError('ALL_CANDIDATES_FAILED', `no candidate of ${cls} is available: none has a key, or all are cooling down after failures`);
+        const first = ctx.config.smartRoutes[cls][0];
+        throw await refuseForKey(ctx, req, u, { endpoint: 'smart', providerId: first?.provider ?? 'openai', model: null, alias: cls, stream: body.stream === true }, e);
       }
       // every candidate's body as it would be sent: the call holds the dearest of them
       const wires = candidates.map((c) => {
