@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { KeyLimitsInputT } from '../shared/schemas/keys.js';
+import { BUDGET_PERIODS, KEY_LIMIT_BOUNDS, type KeyLimitsInputT } from '../shared/schemas/keys.js';
 import { UsageError } from './errors.js';
 
 /**
@@ -29,16 +29,16 @@ export function addKeyFlags(cmd: Command): Command {
 }
 
 const NONE = new Set(['none', 'null', 'unlimited']);
-const PERIODS = ['day', 'week', 'month', 'total'];
+const PERIODS: readonly string[] = BUDGET_PERIODS;
 
-function count(flag: string, v: string): number | null {
+function count(flag: string, v: string, max: number): number | null {
   if (NONE.has(v)) return null;
-  if (!/^[1-9][0-9]*$/.test(v)) throw new UsageError(`${flag} must be a whole number from 1, or none; got ${v}`);
+  if (!/^[1-9][0-9]*$/.test(v) || Number(v) > max) throw new UsageError(`${flag} must be a whole number from 1 to ${max.toLocaleString('en-US')}, or none; got ${v}`);
   return Number(v);
 }
 
 /** `--expires`: a duration from now, a date, a date-time, or never (null). */
-export function parseExpires(v: string, now = Date.now()): string | null {
+function parseExpires(v: string, now = Date.now()): string | null {
   if (v === 'never' || NONE.has(v)) return null;
   const rel = /^([1-9][0-9]{0,4})([hdw])$/.exec(v);
   if (rel) return new Date(now + Number(rel[1]) * { h: 3_600_000, d: 86_400_000, w: 7 * 86_400_000 }[rel[2] as 'h' | 'd' | 'w']).toISOString();
@@ -53,19 +53,25 @@ export function limitsFromFlags(o: KeyFlagOpts, now = Date.now()): KeyLimitsInpu
   const l: KeyLimitsInputT = {};
   if (o.budget !== undefined) {
     const n = NONE.has(o.budget) ? null : Number(o.budget);
-    if (n !== null && (!/^\d+(\.\d+)?$/.test(o.budget) || !Number.isFinite(n))) throw new UsageError(`--budget must be a number of USD such as 5 or 12.50, or none; got ${o.budget}`);
+    if (n !== null && (!/^\d+(\.\d+)?$/.test(o.budget) || !(n <= KEY_LIMIT_BOUNDS.budgetUsd))) {
+      throw new UsageError(`--budget must be a number of USD such as 5 or 12.50 (at most ${KEY_LIMIT_BOUNDS.budgetUsd.toLocaleString('en-US')}), or none; got ${o.budget}`);
+    }
     l.budget = n;
   }
   if (o.budgetPeriod !== undefined) {
     if (!PERIODS.includes(o.budgetPeriod)) throw new UsageError(`--budget-period must be one of ${PERIODS.join(', ')}; got ${o.budgetPeriod}`);
     l.budgetPeriod = o.budgetPeriod as KeyLimitsInputT['budgetPeriod'];
   }
-  if (o.rpm !== undefined) l.rpm = count('--rpm', o.rpm);
-  if (o.tpm !== undefined) l.tpm = count('--tpm', o.tpm);
+  if (o.rpm !== undefined) l.rpm = count('--rpm', o.rpm, KEY_LIMIT_BOUNDS.rpm);
+  if (o.tpm !== undefined) l.tpm = count('--tpm', o.tpm, KEY_LIMIT_BOUNDS.tpm);
   if (o.models !== undefined) {
     const list = o.models.split(',').map((m) => m.trim()).filter(Boolean);
     if (!list.length) throw new UsageError('--models needs at least one model id or alias (or none for any model)');
-    l.models = list.length === 1 && NONE.has(list[0]) ? null : list;
+    const none = list.length === 1 && NONE.has(list[0]);
+    const odd = list.find((m) => !KEY_LIMIT_BOUNDS.modelEntry.test(m));
+    if (!none && odd !== undefined) throw new UsageError(`--models: ${JSON.stringify(odd.slice(0, 80))} is not a model id, provider/model or alias`);
+    if (list.length > KEY_LIMIT_BOUNDS.models) throw new UsageError(`--models lists at most ${KEY_LIMIT_BOUNDS.models} entries; got ${list.length}`);
+    l.models = none ? null : list;
   }
   if (o.expires !== undefined) l.expiresAt = parseExpires(o.expires, now);
   return Object.keys(l).length ? l : undefined;

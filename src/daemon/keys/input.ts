@@ -1,6 +1,6 @@
 import { AgwError } from '../../shared/errors.js';
 import { usdToNano } from '../../shared/money.js';
-import type { KeyLimitsInputT } from '../../shared/schemas/keys.js';
+import { BUDGET_PERIODS, KEY_LIMIT_BOUNDS, type KeyLimitsInputT } from '../../shared/schemas/keys.js';
 import type { BudgetPeriod, KeyLimits } from '../money/key-limits.js';
 import { normalizeLimits, type KeyBounds } from './bounds.js';
 
@@ -10,12 +10,8 @@ import { normalizeLimits, type KeyBounds } from './bounds.js';
  * Checked here as well as by the HTTP schema, so the admin commands get the same rules
  * and the same messages: 400 INVALID_REQUEST naming the field.
  */
-export const MAX_BUDGET_USD = 1_000_000;
-export const MAX_RPM = 1_000_000;
-export const MAX_TPM = 10_000_000_000;
-export const MAX_MODELS = 100;
-export const MODEL_ENTRY_RE = /^[A-Za-z0-9][A-Za-z0-9._:@/+-]{0,199}$/;
-const PERIODS: readonly BudgetPeriod[] = ['day', 'week', 'month', 'total'];
+const { budgetUsd: MAX_BUDGET_USD, rpm: MAX_RPM, tpm: MAX_TPM, models: MAX_MODELS, modelEntry: MODEL_ENTRY_RE } = KEY_LIMIT_BOUNDS;
+const PERIODS: readonly BudgetPeriod[] = BUDGET_PERIODS;
 
 function bad(field: string, message: string): AgwError {
   return new AgwError('INVALID_REQUEST', `limits.${field} ${message}`, { field: `limits.${field}`, location: 'body' });

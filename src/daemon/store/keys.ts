@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { forUpdate, type Queryable } from './db.js';
 import { newId, newSecret } from '../../shared/ids.js';
+import { BUDGET_PERIODS } from '../../shared/schemas/keys.js';
 import type { BudgetPeriod, KeyLimits } from '../money/key-limits.js';
 import type { KeyBounds } from '../keys/bounds.js';
 
@@ -34,7 +35,7 @@ export interface ApiKeyRow {
 
 type LimitColumns = Pick<ApiKeyRow, 'budget_nusd' | 'budget_period' | 'rpm' | 'tpm' | 'models' | 'expires_at'>;
 
-const PERIODS: readonly string[] = ['day', 'week', 'month', 'total'];
+const PERIODS: readonly string[] = BUDGET_PERIODS;
 const num = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
 
 function parseModels(text: string | null): readonly string[] | null {

@@ -3,6 +3,8 @@ import { DateTime } from './common.js';
 
 /** Keys with limits (CONTRACT "Keys with limits"): GET/POST/PATCH/DELETE /api/keys. */
 
+/** A key budget's periods (UTC): the schemas, the server's checks and the CLI's flags use this list. */
+export const BUDGET_PERIODS = ['day', 'week', 'month', 'total'] as const;
 const Period = Type.Union([Type.Literal('day'), Type.Literal('week'), Type.Literal('month'), Type.Literal('total')]);
 const nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T, description?: string) =>
   Type.Union([t, Type.Null()], description ? { description } : {});
@@ -49,15 +51,25 @@ const orNull = <T>(schema: Record<string, unknown>, description?: string) =>
   Type.Unsafe<T | null>({ ...schema, type: [schema.type, 'null'], ...(description ? { description } : {}) });
 const expiry = (description: string) => orNull<string>({ type: 'string', format: 'date-time' }, description);
 
+/** The bounds of a key's limits: the HTTP schema, the server's checks (daemon/keys/input.ts) and the CLI's flags use these. */
+export const KEY_LIMIT_BOUNDS = {
+  budgetUsd: 1_000_000,
+  rpm: 1_000_000,
+  tpm: 10_000_000_000,
+  models: 100,
+  /** one entry of `models`: a model id, provider/model, an alias or a smart-route class */
+  modelEntry: /^[A-Za-z0-9][A-Za-z0-9._:@/+-]{0,199}$/,
+} as const;
+
 export const KeyLimitsInput = Type.Object(
   {
-    budget: Type.Optional(orNull<number>({ type: 'number', minimum: 0, maximum: 1_000_000 }, 'USD per budgetPeriod; null lifts the budget')),
+    budget: Type.Optional(orNull<number>({ type: 'number', minimum: 0, maximum: KEY_LIMIT_BOUNDS.budgetUsd }, 'USD per budgetPeriod; null lifts the budget')),
     budgetPeriod: Type.Optional(
-      Type.Unsafe<'day' | 'week' | 'month' | 'total' | null>({ enum: ['day', 'week', 'month', 'total', null], description: 'default total (never resets)' }),
+      Type.Unsafe<(typeof BUDGET_PERIODS)[number] | null>({ enum: [...BUDGET_PERIODS, null], description: 'default total (never resets)' }),
     ),
-    rpm: Type.Optional(orNull<number>({ type: 'integer', minimum: 1, maximum: 1_000_000 })),
-    tpm: Type.Optional(orNull<number>({ type: 'integer', minimum: 1, maximum: 10_000_000_000 })),
-    models: Type.Optional(orNull<string[]>({ type: 'array', items: { type: 'string', minLength: 1, maxLength: 200 }, minItems: 1, maxItems: 100 })),
+    rpm: Type.Optional(orNull<number>({ type: 'integer', minimum: 1, maximum: KEY_LIMIT_BOUNDS.rpm })),
+    tpm: Type.Optional(orNull<number>({ type: 'integer', minimum: 1, maximum: KEY_LIMIT_BOUNDS.tpm })),
+    models: Type.Optional(orNull<string[]>({ type: 'array', items: { type: 'string', minLength: 1, maxLength: 200 }, minItems: 1, maxItems: KEY_LIMIT_BOUNDS.models })),
     expiresAt: Type.Optional(expiry('when the key stops working; null = never')),
   },
   { additionalProperties: false, title: 'KeyLimitsInput' },
