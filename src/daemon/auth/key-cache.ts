@@ -25,7 +25,7 @@ export interface KeyPrincipal {
 }
 
 /** 401 KEY_EXPIRED when the key has expired (at `now`), else null. */
-export function expiredKeyError(p: Pick<KeyPrincipal, 'expiresAt'>, now = Date.now()): AgwError | null {
+function expiredKeyError(p: Pick<KeyPrincipal, 'expiresAt'>, now = Date.now()): AgwError | null {
   if (p.expiresAt === null || now < p.expiresAt) return null;
   const at = new Date(p.expiresAt).toISOString();
   return new AgwError('KEY_EXPIRED', `this agw_ key expired at ${at}: ask its owner for a new key (or make one: agw keys create)`, { expiredAt: at });
@@ -51,7 +51,6 @@ export function cachedKey(db: Db, presented: string): KeyPrincipal | undefined {
   if (version === undefined) return undefined;
   const hit = caches.get(db)?.get(presented);
   if (!hit || hit.version !== version) return undefined;
-  noteKeyUse(db, hit.p.keyId);
   return hit.p;
 }
 
@@ -77,11 +76,34 @@ export async function verifyKeyCached(db: Db, presented: string): Promise<KeyPri
   }
   // stamped with the version read before the query: a change during it makes the next call ask again
   const p: KeyPrincipal = Object.freeze({ kind: 'key' as const, ...row, storeVersion: version });
-  noteKeyUse(db, p.keyId);
   if (version === undefined) return p;
   let cache = caches.get(db);
   if (!cache) caches.set(db, (cache = new Map()));
   if (cache.size >= MAX_ENTRIES) cache.clear();
   cache.set(presented, { p, version });
+  return p;
+}
+
+/**
+ * A presented key as a request may use it: its principal (its use noted for `lastUsedAt`),
+ * undefined when unknown or revoked, 401 KEY_EXPIRED thrown when it expired (not noted).
+ * `usableCachedKey` answers from memory only (undefined: ask `usableKey`).
+ */
+export function usableCachedKey(db: Db, presented: string): KeyPrincipal | undefined {
+  const hit = cachedKey(db, presented);
+  return hit && usable(db, hit);
+}
+
+export async function usableKey(db: Db, presented: string): Promise<KeyPrincipal | undefined> {
+  const p = await verifyKeyCached(db, presented);
+  return p && usable(db, p);
+}
+
+function usable(db: Db, p: KeyPrincipal): KeyPrincipal {
+  if (p.expiresAt !== null) {
+    const expired = expiredKeyError(p);
+    if (expired) throw expired;
+  }
+  noteKeyUse(db, p.keyId);
   return p;
 }

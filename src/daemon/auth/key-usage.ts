@@ -10,7 +10,6 @@ import type { Db } from '../store/db.js';
  * ?`), so several daemons on one PostgreSQL store keep the latest use of any of them.
  */
 export const LAST_USED_RESOLUTION_MS = 60_000;
-export const DEFAULT_LAST_USED_FLUSH_MS = 60_000;
 
 const pending = new WeakMap<Db, Map<string, number>>();
 
@@ -44,7 +43,7 @@ export async function flushKeyUses(db: Db): Promise<number> {
 
 /** Flushes every `gateway.keyLastUsedFlushMs` and once more at shutdown (after the server stopped accepting). */
 export function startKeyUsageFlush(ctx: AppContext): void {
-  const every = ctx.config.gateway.keyLastUsedFlushMs ?? DEFAULT_LAST_USED_FLUSH_MS;
+  const every = ctx.config.gateway.keyLastUsedFlushMs;
   const flush = () => flushKeyUses(ctx.db).catch((err: unknown) => ctx.log.warn({ err }, 'writing keys’ lastUsedAt failed; retried at the next flush'));
   const timer = setInterval(() => void flush(), every);
   timer.unref();

@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AgwError } from '../../shared/errors.js';
 import type { AppContext } from '../context.js';
 import { isStateChanging, refuseCrossSite } from './cross-site.js';
-import { expiredKeyError, verifyKeyCached, type KeyPrincipal } from './key-cache.js';
+import { usableKey, type KeyPrincipal } from './key-cache.js';
 import { lookupSession, SESSION_COOKIE } from './sessions.js';
 
 /** Who is calling. */
@@ -68,10 +68,7 @@ export async function authenticate(
     if (token.startsWith('agw_')) {
       if (!allowed.includes('key')) return null;
       // one indexed query: key -> user -> active organization's tier
-      const key = await verifyKeyCached(ctx.db, token);
-      const expired = key && expiredKeyError(key);
-      if (expired) throw expired;
-      return key ?? null;
+      return (await usableKey(ctx.db, token)) ?? null;
     }
     if (allowed.includes('oauth') && ctx.verifyAccessToken) return ctx.verifyAccessToken(token);
     return null;

@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AgwError } from '../../shared/errors.js';
 import type { AppContext } from '../context.js';
 import { bearerToken, GATEWAY_CREDENTIALS, markAuthHook, type UserPrincipal } from '../auth/principal.js';
-import { cachedKey, expiredKeyError, verifyKeyCached } from '../auth/key-cache.js';
+import { usableCachedKey, usableKey } from '../auth/key-cache.js';
 
 /**
  * Gateway credentials: an agw_ key or an OAuth access token, as `Authorization: Bearer`
@@ -13,12 +13,7 @@ import { cachedKey, expiredKeyError, verifyKeyCached } from '../auth/key-cache.j
 export async function gatewayPrincipal(ctx: AppContext, req: FastifyRequest, xApiKey: boolean): Promise<UserPrincipal | null> {
   const token = presentedToken(req, xApiKey);
   if (!token) return null;
-  if (token.startsWith('agw_')) {
-    const key = await verifyKeyCached(ctx.db, token);
-    const expired = key && expiredKeyError(key);
-    if (expired) throw expired;
-    return key ?? null;
-  }
+  if (token.startsWith('agw_')) return (await usableKey(ctx.db, token)) ?? null;
   if (!ctx.verifyAccessToken) return null;
   const p = await ctx.verifyAccessToken(token);
   return p && p.kind !== 'master' ? p : null;
@@ -44,12 +39,13 @@ function unauthorized(req: FastifyRequest, xApiKey: boolean): AgwError {
 export function requireGatewayAuth(ctx: AppContext, xApiKey = false) {
   return markAuthHook(function gatewayAuth(req: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void): void {
     const token = presentedToken(req, xApiKey);
-    const hit = token?.startsWith('agw_') ? cachedKey(ctx.db, token) : undefined;
+    let hit;
+    try {
+      hit = token?.startsWith('agw_') ? usableCachedKey(ctx.db, token) : undefined;
+    } catch (err) {
+      return done(err as Error); // expired
+    }
     if (hit) {
-      if (hit.expiresAt !== null) {
-        const expired = expiredKeyError(hit);
-        if (expired) return done(expired);
-      }
       req.principal = hit;
       return done();
     }

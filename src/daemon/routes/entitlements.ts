@@ -11,7 +11,7 @@ import { moneyOf } from '../money/index.js';
 import { tierOf } from '../money/calls.js';
 import { gatewayUser, requireGatewayAuth } from '../gateway/auth.js';
 import { entitledModels } from '../gateway/resolve.js';
-import { allowlist } from '../gateway/model-allowlist.js';
+import { keyAllowlist } from '../gateway/key-refusal.js';
 import type { KeyPrincipal } from '../auth/key-cache.js';
 import { isBounded } from '../keys/bounds.js';
 import { keyEntitlement, keySpent } from '../keys/view.js';
@@ -57,7 +57,7 @@ export async function buildEntitlements(ctx: AppContext, userId: string, tierId:
     wallet: walletView(state),
     period: { start: iso(period.start), end: iso(period.end), resetsAt: iso(period.end) },
     quotas,
-    models: entitledModels(ctx.config, tier.id, key?.limits?.models ? allowlist(ctx.config, key.limits.models) : null),
+    models: entitledModels(ctx.config, tier.id, key ? keyAllowlist(ctx, key) : null),
     cacheTtlSeconds: ENTITLEMENTS_TTL_SECONDS,
     ...(key && isBounded(key)
       ? {
