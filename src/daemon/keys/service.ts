@@ -5,7 +5,7 @@ import type { Db, Queryable } from '../store/db.js';
 import { boundsOfRow, childKeys, createApiKey, descendantIds, keyRow, listApiKeys, revokeApiKey, setKeyBounds, setKeyName, type ApiKeyRow } from '../store/keys.js';
 import { clampTo, isBounded, tooWide, UNBOUNDED, type BoundField, type KeyBounds } from './bounds.js';
 import { applyLimits } from './input.js';
-import { keysSpent, keyView } from './view.js';
+import { keySpent, keysSpent, keyView } from './view.js';
 
 /**
  * Managing keys, for the HTTP API (routes/keys.ts, the portal) and the admin commands.
@@ -81,7 +81,7 @@ async function checkFits(q: Queryable, config: ResolvedConfig, b: KeyBounds, par
 }
 
 async function viewOf(q: Queryable, row: ApiKeyRow): Promise<KeyT> {
-  return keyView(row, (await keysSpent(q, row.user_id, [row])).get(row.id) ?? 0);
+  return keyView(row, await keySpent(q, row.user_id, row.id, boundsOfRow(row).limits));
 }
 
 /** A new key of `userId` with limits; `key` is the secret, shown once. */

@@ -45,25 +45,27 @@ export function keyView(row: ApiKeyRow, spentNano: number): KeyT {
 export async function keysSpent(q: Queryable, userId: string, rows: readonly ApiKeyRow[], now = Date.now()): Promise<Map<string, number>> {
   const out = new Map<string, number>();
   if (!rows.length) return out;
-  const periods = await q.all<{ key_id: string; period: string; spent_nusd: number }>(
-    'SELECT s.key_id, s.period, s.spent_nusd FROM key_spend s JOIN api_keys k ON k.id = s.key_id WHERE k.user_id = ?',
-    [userId],
-  );
+  // only the current period of each budget (past periods' rows stay in key_spend)
+  const current = new Map<string, string>();
+  for (const r of rows) {
+    const l = boundsOfRow(r).limits;
+    if (l?.budgetNano != null) current.set(r.id, budgetPeriodKey(l.budgetPeriod, now));
+  }
+  const periods = new Map<string, number>();
+  if (current.size) {
+    const ids = [...current.keys()];
+    const found = await q.all<{ key_id: string; period: string; spent_nusd: number }>(
+      `SELECT key_id, period, spent_nusd FROM key_spend WHERE key_id IN (${ids.map(() => '?').join(', ')})`,
+      ids,
+    );
+    for (const f of found) if (current.get(f.key_id) === f.period) periods.set(f.key_id, Number(f.spent_nusd));
+  }
   const totals = await q.all<{ key_id: string; spent: number | null }>(
     'SELECT key_id, SUM(customer_nusd) AS spent FROM spend_key_daily WHERE user_id = ? GROUP BY key_id',
     [userId],
   );
   const total = new Map(totals.map((t) => [t.key_id, Number(t.spent ?? 0)]));
-  for (const r of rows) {
-    const l = boundsOfRow(r).limits;
-    if (l?.budgetNano == null) {
-      out.set(r.id, total.get(r.id) ?? 0);
-      continue;
-    }
-    const period = budgetPeriodKey(l.budgetPeriod, now);
-    const hit = periods.find((p) => p.key_id === r.id && p.period === period);
-    out.set(r.id, hit ? Number(hit.spent_nusd) : 0);
-  }
+  for (const r of rows) out.set(r.id, current.has(r.id) ? (periods.get(r.id) ?? 0) : (total.get(r.id) ?? 0));
   return out;
 }
 
