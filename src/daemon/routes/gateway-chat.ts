@@ -1,6 +1,4 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyRequest } from 'fastify';
-import type { UserPrincipal } from '../auth/principal.js';
 import { AgwError } from '../../shared/errors.js';
 import { errorResponses } from '../../shared/schemas/common.js';
 import { GatewayChatBody, GatewayChatHeaders, ProviderAnswer } from '../../shared/schemas/gateway.js';
@@ -10,7 +8,7 @@ import { gatewayUser, requireGatewayAuth, storeVersionOf } from '../gateway/auth
 import { Call, deliver, isEventStream, projectFor, unreachable, upstreamMessage } from '../gateway/relay.js';
 import { readErrorBody } from '../gateway/redact.js';
 import { CHAT_PROVIDERS, resolveChatModel } from '../gateway/resolve.js';
-import { keyAllowlist, refuseForKey } from '../gateway/key-refusal.js';
+import { keyAllowlist } from '../gateway/key-refusal.js';
 import { KeyModelRefusal } from '../gateway/model-allowlist.js';
 import type { ResolvedConfig } from '../../shared/config/resolve.js';
 import { gatewayOf } from '../gateway/runtime.js';
@@ -56,19 +54,6 @@ function refusedTarget(config: ResolvedConfig, model: string): { providerId: str
 const gatewayChat: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
   const gw = gatewayOf(ctx);
 
-  /** The model within the tier's bands and the key's allowlist; a refusal by the allowlist is recorded. */
-  async function resolveForCaller(req: FastifyRequest, u: UserPrincipal, body: CommonChatBody) {
-    const keyModels = keyAllowlist(ctx, u);
-    try {
-      return resolveChatModel(ctx.config, u.tier, body.model, keyModels);
-    } catch (e) {
-      if (!(e instanceof KeyModelRefusal)) throw e;
-      const alias = e.target ? null : body.model;
-      const t = e.target ?? ctx.config.aliases.get(body.model)![0];
-      throw await refuseForKey(ctx, req, u, { endpoint: 'chat', providerId: t.provider, model: e.target?.model ?? null, alias, stream: body.stream === true }, e);
-    }
-  }
-
   app.post(
     '/gateway/chat',
     {
@@ -90,12 +75,12 @@ const gatewayChat: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }
       const projectId = await projectFor(ctx, req, u.userId);
       let target;
       try {
-        target = await resolveForCaller(req, u, body);
+        target = resolveChatModel(ctx.config, u.tier, body.model, keyAllowlist(ctx, u));
       } catch (err) {
-        // a model outside the tier, unknown or without a provider key: a refused call, in the
-        // request log like the 402s and 429s (one outside the key's allowlist is recorded
-        // already: it carries its request id)
-        if (!(err instanceof AgwError) || err.headers?.['x-request-id']) throw err;
+        // a model outside the tier or the key's list, unknown or without a provider key: a
+        // refused call, in the request log like the 402s and 429s
+        if (!(err instanceof AgwError)) throw err;
+        const refusedAt = err instanceof KeyModelRefusal && err.target;
         throw await refuse(
           ctx,
           {
@@ -104,7 +89,7 @@ const gatewayChat: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }
             keyId: u.kind === 'key' ? u.keyId : null,
             keyLimits: u.kind === 'key' ? u.limits : null,
             endpoint: 'chat',
-            ...refusedTarget(ctx.config, body.model),
+            ...(refusedAt ? { providerId: refusedAt.provider, model: refusedAt.model, alias: null } : refusedTarget(ctx.config, body.model)),
             projectId,
             stream: body.stream === true,
             body,

@@ -53,19 +53,16 @@ const smart: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
       const cls = body.model as SmartRouteClass;
       let candidates = smartCandidates(ctx.config, cls, gw);
       const keyModels = keyAllowlist(ctx, u);
-      if (keyModels && !keyModels.names.has(cls)) {
-        // a key that does not list the class may use the candidates it allows
-        if (!ctx.config.smartRoutes[cls].some((t) => allowsTarget(keyModels, t))) {
-          const first = ctx.config.smartRoutes[cls][0];
-          const e = new KeyModelRefusal(`${cls} (none of its candidates)`, [...keyModels.names]);
-          throw await refuseForKey(ctx, req, u, { endpoint: 'smart', providerId: first?.provider ?? 'openai', model: null, alias: cls, stream: body.stream === true }, e);
-        }
-        candidates = candidates.filter((t) => allowsTarget(keyModels, t));
+      // a key that does not list the class may use the candidates it allows
+      const narrowed = keyModels && !keyModels.names.has(cls);
+      const refusal = (e: AgwError) =>
+        refuseForKey(ctx, req, u, { endpoint: 'smart', providerId: ctx.config.smartRoutes[cls][0]?.provider ?? 'openai', model: null, alias: cls, stream: body.stream === true }, e);
+      if (narrowed && !ctx.config.smartRoutes[cls].some((t) => allowsTarget(keyModels, t))) {
+        throw await refusal(new KeyModelRefusal(`${cls} (none of its candidates)`, [...keyModels.names]));
       }
+      if (narrowed) candidates = candidates.filter((t) => allowsTarget(keyModels, t));
       if (!candidates.length) {
-        const e = new AgwError('ALL_CANDIDATES_FAILED', `no candidate of ${cls} is available: none has a key, or all are cooling down after failures`);
-        const first = ctx.config.smartRoutes[cls][0];
-        throw await refuseForKey(ctx, req, u, { endpoint: 'smart', providerId: first?.provider ?? 'openai', model: null, alias: cls, stream: body.stream === true }, e);
+        throw await refusal(new AgwError('ALL_CANDIDATES_FAILED', `no candidate of ${cls} is available: none has a key, or all are cooling down after failures`));
       }
       // every candidate's body as it would be sent: the call holds the dearest of them
       const wires = candidates.map((c) => {
