@@ -31,6 +31,9 @@ interface CallHold {
  * epoch. Exact across daemons: what all daemons admit never exceeds what the store
  * granted, and grants never exceed what is free.
  */
+/** What a booking consumes of no slice (a refusal's record; a call booked after its slices were reclaimed). */
+const NO_SLICE: Consumed = { wallet: false, quota: false, budgets: [] };
+
 export class PgMoney implements MoneyEngine {
   private readonly calls = new Map<string, CallHold>();
   private readonly batcher: PgBatcher;
@@ -44,7 +47,7 @@ export class PgMoney implements MoneyEngine {
   ) {
     this.slices = new Slices(db, log, timing);
     this.batcher = new PgBatcher(db, log, (items) => {
-      for (const { b, consumed, epoch } of items) if (epoch === this.slices.epoch) this.consumed(b, consumed, true);
+      for (const { b, consumed, epoch } of items) if (epoch === this.slices.epoch) this.consumed(b, consumed, 'committed');
     });
   }
 
@@ -247,54 +250,50 @@ export class PgMoney implements MoneyEngine {
       }
     }
     const epoch = h?.epoch ?? this.slices.epoch;
-    if (epoch === this.slices.epoch) this.consumed(b, consumed, false);
+    if (epoch === this.slices.epoch) this.consumed(b, consumed, 'pending');
     try {
       await this.batcher.push(b, consumed, epoch);
     } catch (err) {
-      if (epoch === this.slices.epoch) this.unconsumed(b, consumed);
+      if (epoch === this.slices.epoch) this.consumed(b, consumed, 'failed');
       if ((err as { code?: string }).code !== LEASE_LOST) throw err;
       // the store took this daemon for dead and returned its slices, this call's hold with
       // them: the call was served, so it is booked all the same, under the new epoch and
       // from no slice (the wallet pays what it has; the rest is written off, never below zero)
-      this.slices.lost(epoch);
-      await this.slices.beat();
-      await this.batcher.push(b, { wallet: false, quota: false, budgets: [] }, this.slices.epoch);
+      await this.bookAfterLoss(b, epoch);
     }
   }
 
-  record(b: Booking): Promise<void> {
-    return this.batcher.push(b, { wallet: false, quota: false, budgets: [] }, this.slices.epoch).catch(() => undefined);
+  async record(b: Booking): Promise<void> {
+    const epoch = this.slices.epoch;
+    try {
+      await this.batcher.push(b, NO_SLICE, epoch);
+    } catch (err) {
+      // a refusal's record is kept too when the daemon was taken for dead meanwhile (its x-request-id names it)
+      if ((err as { code?: string }).code === LEASE_LOST) await this.bookAfterLoss(b, epoch).catch(() => undefined);
+    }
   }
 
-  /** What a settled call takes from its slices: pending until its batch commits, then off the grant. */
-  private consumed(b: Booking, c: Consumed, committed: boolean): void {
+  /** Books `b` from no slice under the identity that follows `lost` (registered by the heartbeat first). */
+  private async bookAfterLoss(b: Booking, lost: string): Promise<void> {
+    this.slices.lost(lost);
+    await this.slices.beat();
+    await this.batcher.push(b, NO_SLICE, this.slices.epoch);
+  }
+
+  /**
+   * What a settled call takes from its slices: pending until its batch commits, then off
+   * the grant; a batch that failed gives it back.
+   */
+  private consumed(b: Booking, c: Consumed, step: 'pending' | 'committed' | 'failed'): void {
     if (b.status !== 'finalized') return;
     const apply = (p: Pot | undefined, amount: number) => {
       if (!p || !amount) return;
-      if (committed) {
-        p.pending -= amount;
-        p.granted -= amount;
-      } else p.pending += amount;
+      p.pending += step === 'pending' ? amount : -amount;
+      if (step === 'committed') p.granted -= amount;
     };
     if (c.wallet) apply(this.pots.get(potNames.wallet(b.userId)), b.customerNano);
     if (c.quota) apply(this.pots.get(potNames.quota(b.userId, b.usageType, b.periodKey)), 1);
     for (const pot of c.budgets) apply(this.pots.get(pot), b.customerNano);
-  }
-
-  private unconsumed(b: Booking, c: Consumed): void {
-    if (b.status !== 'finalized') return;
-    if (c.wallet) {
-      const p = this.pots.get(potNames.wallet(b.userId));
-      if (p) p.pending -= b.customerNano;
-    }
-    if (c.quota) {
-      const p = this.pots.get(potNames.quota(b.userId, b.usageType, b.periodKey));
-      if (p) p.pending -= 1;
-    }
-    for (const pot of c.budgets) {
-      const p = this.pots.get(pot);
-      if (p) p.pending -= b.customerNano;
-    }
   }
 
   async heldBy(userId: string): Promise<Held> {
