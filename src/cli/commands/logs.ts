@@ -5,7 +5,7 @@ import { CliError, UsageError } from '../errors.js';
 import { usd, when } from '../format.js';
 import { bold, dim, green, isTty, printJson, printKv, red } from '../output.js';
 import { sseEvents } from '../sse.js';
-import type { RequestDetailT, RequestListT, RequestRecordT } from '../../shared/schemas/requests.js';
+import { CURSOR_PATTERN, REQUEST_ID_PATTERN, REQUESTS_MAX_LIMIT, SINCE_PATTERN, type RequestDetailT, type RequestListT, type RequestRecordT } from '../../shared/schemas/requests.js';
 
 interface LogsOpts extends GlobalOpts {
   follow?: boolean;
@@ -20,12 +20,15 @@ interface LogsOpts extends GlobalOpts {
   cursor?: string;
 }
 
-const MAX_LIMIT = 500;
+const SINCE = new RegExp(SINCE_PATTERN);
+const CURSOR = new RegExp(CURSOR_PATTERN);
+const REQUEST_ID = new RegExp(REQUEST_ID_PATTERN);
 
 /** The API's filters from the options, checked here so a typo is a usage error (exit 2), not a 400. */
 function filters(o: LogsOpts): Record<string, string | undefined> {
   if (o.status !== undefined && o.status !== 'ok' && o.status !== 'error') throw new UsageError(`--status must be ok or error, got ${o.status}`);
-  if (o.since !== undefined && !/^([0-9]{1,6}[mhd]|[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9:.]+(Z|[+-][0-9]{2}:[0-9]{2}))?)$/.test(o.since)) {
+  // a date must also be one (2024-13-45 has the shape but no day)
+  if (o.since !== undefined && (!SINCE.test(o.since) || (o.since.includes('-') && !Number.isFinite(Date.parse(o.since))))) {
     throw new UsageError(`--since must be a duration like 30m, 24h, 7d or an ISO date-time, got ${o.since}`);
   }
   if (o.endpoint !== undefined && !['proxy', 'smart', 'chat'].includes(o.endpoint)) throw new UsageError(`--endpoint must be proxy, smart or chat, got ${o.endpoint}`);
@@ -35,7 +38,7 @@ function filters(o: LogsOpts): Record<string, string | undefined> {
 function limitOf(o: LogsOpts, fallback: number): number {
   if (o.limit === undefined) return fallback;
   const n = Number(o.limit);
-  if (!Number.isInteger(n) || n < 1 || n > MAX_LIMIT) throw new UsageError(`--limit must be a whole number from 1 to ${MAX_LIMIT}`);
+  if (!Number.isInteger(n) || n < 1 || n > REQUESTS_MAX_LIMIT) throw new UsageError(`--limit must be a whole number from 1 to ${REQUESTS_MAX_LIMIT}`);
   return n;
 }
 
@@ -76,6 +79,7 @@ export async function logs(opts: LogsOpts): Promise<void> {
   const f = filters(opts);
   const limit = limitOf(opts, opts.follow ? 10 : 20);
   if (opts.follow && opts.cursor) throw new UsageError('--cursor pages back through older calls; it does not go with --follow');
+  if (opts.cursor !== undefined && !CURSOR.test(opts.cursor)) throw new UsageError(`--cursor takes the nextCursor an earlier page printed; got ${opts.cursor}`);
   const api = await Api.open(opts);
   if (!opts.follow) {
     const page = await api.get<RequestListT>('/requests', { query: { ...f, limit, cursor: opts.cursor } });
@@ -125,7 +129,7 @@ async function follow(api: Api, opts: LogsOpts, f: Record<string, string | undef
 }
 
 export async function show(id: string, opts: GlobalOpts): Promise<void> {
-  if (!/^[A-Za-z0-9_-]{1,100}$/.test(id)) throw new UsageError(`${id} is not a request id (they look like use_…, from an answer's x-request-id or agw logs)`);
+  if (!REQUEST_ID.test(id)) throw new UsageError(`${id} is not a request id (they look like use_…, from an answer's x-request-id or agw logs)`);
   const r = await (await Api.open(opts)).get<RequestDetailT>(`/requests/${encodeURIComponent(id)}`);
   if (opts.json) return printJson(r);
   printKv([

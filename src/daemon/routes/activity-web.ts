@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { AgwError } from '../../shared/errors.js';
-import { CURSOR_PATTERN, REQUESTS_DEFAULT_LIMIT } from '../../shared/schemas/requests.js';
+import { CURSOR_PATTERN, REQUEST_ID_PATTERN, REQUESTS_DEFAULT_LIMIT } from '../../shared/schemas/requests.js';
+import { hasKey } from '../gateway/resolve.js';
 import { dailySeries, detailView, parseSince, requestView } from '../requests/view.js';
 import { DAY_MS } from '../store/spend-rollup.js';
 import { dailyRequests, decodeCursor, encodeCursor, getBodies, getRequest, listRequests, type RequestFilter } from '../store/requests.js';
@@ -9,16 +10,15 @@ import { ACTIVITY_DAYS, activityPage, SINCE_CHOICES, type ActivityQuery } from '
 import { sendPage } from '../web/layout.js';
 import { loginPath } from '../web/next.js';
 import { htmlErrorHandler } from '../web/page-errors.js';
+import { firstValue } from '../web/query.js';
 import { signedIn } from '../web/signed-in.js';
 import type { RouteOptions } from './index.js';
 
 const CURSOR = new RegExp(CURSOR_PATTERN);
 
 /** The first value of a query parameter given once or repeated, trimmed and cut. */
-function first(v: unknown, max = 200): string {
-  const x = Array.isArray(v) ? v[0] : v;
-  return typeof x === 'string' ? x.trim().slice(0, max) : '';
-}
+const first = (v: unknown, max = 200) => firstValue(v).trim().slice(0, max);
+const REQUEST_ID = new RegExp(REQUEST_ID_PATTERN);
 
 /** The page's query, forgiving as a web page should be: empty fields are no filter, unknown values the default. */
 export function activityQuery(query: Record<string, unknown>): ActivityQuery {
@@ -75,7 +75,7 @@ const activityWeb: FastifyPluginAsync<RouteOptions> = async (app, { ctx }) => {
         items: page.rows.map((r) => requestView(r)),
         nextCursor: page.more && last ? encodeCursor({ createdAt: last.created_at, id: last.id }) : null,
         daily,
-        providers: [...ctx.config.providers.values()].filter((p) => p.enabled && p.apiKey).map((p) => p.def.id),
+        providers: [...ctx.config.providers.keys()].filter((id) => hasKey(ctx.config, id)),
         retentionDays: ctx.config.logs.retentionDays,
       }),
     );
@@ -85,7 +85,7 @@ const activityWeb: FastifyPluginAsync<RouteOptions> = async (app, { ctx }) => {
     const user = await signedIn(ctx, req, reply);
     if (!user) return reply.redirect(loginPath(req.url), 303);
     const id = req.params.id;
-    const row = /^[A-Za-z0-9_-]{1,100}$/.test(id) ? await getRequest(ctx.db, id, user.userId) : undefined;
+    const row = REQUEST_ID.test(id) ? await getRequest(ctx.db, id, user.userId) : undefined;
     if (!row) throw new AgwError('REQUEST_NOT_FOUND', `There is no call ${id} among yours (calls are kept ${ctx.config.logs.retentionDays} days).`);
     return sendPage(reply, activityDetailPage(user, detailView(row, await getBodies(ctx.db, row.id)), ctx.config.logs.retentionDays));
   });

@@ -7,6 +7,7 @@ import { skillBySlug } from '../store/skills.js';
 import { sendNotFoundPage } from '../web/error-page.js';
 import { sendPage } from '../web/layout.js';
 import { htmlErrorHandler } from '../web/page-errors.js';
+import { firstValue } from '../web/query.js';
 import { signedIn } from '../web/signed-in.js';
 import { SORTS, skillsPage, type SkillsQuery } from '../web/skills-page.js';
 import type { RouteOptions } from './index.js';
@@ -14,22 +15,17 @@ import type { RouteOptions } from './index.js';
 /** Results per page of /skills (GET /api/skills's default). */
 export const SKILLS_PER_PAGE = 20;
 
-/** The first value of a query parameter given once or repeated. */
-function first(v: unknown): string {
-  const x = Array.isArray(v) ? v[0] : v;
-  return typeof x === 'string' ? x : '';
-}
 
 /**
  * A page's query, forgiving as a web page should be: an unknown sort is the default, a
  * page that is not a whole number ≥ 1 is the first; q is cut to GET /api/skills's 200 characters.
  */
 export function searchQuery(query: Record<string, unknown>): SkillsQuery {
-  const sort = first(query.sort);
-  const page = Number(first(query.page));
+  const sort = firstValue(query.sort);
+  const page = Number(firstValue(query.page));
   return {
-    q: first(query.q).trim().slice(0, 200),
-    category: first(query.category),
+    q: firstValue(query.q).trim().slice(0, 200),
+    category: firstValue(query.category),
     sort: SORTS.some(([s]) => s === sort) ? (sort as SkillSort) : 'popular',
     page: Number.isInteger(page) && page >= 1 && page <= 100_000 ? page : 1,
   };

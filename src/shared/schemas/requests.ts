@@ -96,7 +96,8 @@ export const ExportQuery = Type.Object(
   { additionalProperties: false },
 );
 
-export const RequestIdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9_-]+$' }) });
+export const REQUEST_ID_PATTERN = '^[A-Za-z0-9_-]{1,100}$';
+export const RequestIdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100, pattern: REQUEST_ID_PATTERN }) });
 
 /** GET /api/requests/daily: per UTC day, the calls, the errors and latency percentiles. */
 const { since: _since, ...dailyFilters } = filters;
