@@ -1,9 +1,7 @@
 import { escapeHtml, renderPage, type PageUser } from './layout.js';
-import { keySpendCard, keysSection } from './keys-section.js';
+import { keySpendCard, keysSection, th } from './keys-section.js';
 
 const money = (id: string, label: string) => `<div><dt>${label}</dt><dd id="${id}">…</dd></div>`;
-const th = (cells: [string, string?][]) =>
-  `<thead><tr>${cells.map(([t, cls]) => `<th scope="col"${cls ? ` class="${cls}"` : ''}>${t}</th>`).join('')}</tr></thead>`;
 const SPEND_COLS: [string, string?][] = [['Calls', 'num'], ['Failed', 'num hide-sm'], ['Raw cost', 'num hide-sm'], ['Charged', 'num'], ['<span class="sr">Share</span>']];
 
 /** Self top-up on (config `wallet.selfTopup`): a form the dashboard script posts. */

@@ -3,7 +3,8 @@
  * the keys with what each spent and when it was last used, edit a key's limits, revoke.
  * Filled and driven by assets/portal-keys-js.ts over /api/keys with the session.
  */
-const th = (cells: [string, string?][]) =>
+/** A table head: each cell's text and class. */
+export const th = (cells: [string, string?][]) =>
   `<thead><tr>${cells.map(([t, cls]) => `<th scope="col"${cls ? ` class="${cls}"` : ''}>${t}</th>`).join('')}</tr></thead>`;
 
 function limitFields(p: 'new' | 'edit'): string {

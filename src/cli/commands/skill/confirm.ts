@@ -20,7 +20,7 @@ export interface ConfirmIo {
 }
 
 /** What the wallet can pay, in one line. */
-export function walletLine(w: WalletT): string {
+function walletLine(w: WalletT): string {
   if (w.unlimited) return 'your wallet: unlimited';
   const allowance = w.monthlyAllowanceRemaining > 0 ? ` + ${usd(w.monthlyAllowanceRemaining)} monthly allowance left` : '';
   return `your wallet: ${usd(w.balance)} balance${allowance}`;

@@ -11,7 +11,7 @@ import { CliError, UsageError } from '../../errors.js';
 import { usd } from '../../format.js';
 import { bold, dim, printJson } from '../../output.js';
 import { acquire, type Acquired } from './acquire.js';
-import { LOCKFILE, absDir, lockDir, parseTarget, readLock, rootOf, skillDir, treeChanges, writeLock, type LockEntry, type LockTarget, type Lockfile } from './lockfile.js';
+import { LOCKFILE, absDir, lockDir, parseTarget, readLock, readLockOrEmpty, rootOf, skillDir, treeChanges, writeLock, type LockEntry, type LockTarget, type Lockfile } from './lockfile.js';
 import { checkWritable, placeFiles, shownPath } from './place.js';
 import { getSkill } from './resolve.js';
 
@@ -24,8 +24,6 @@ export interface InstallOpts extends GlobalOpts {
   force?: boolean;
   frozen?: boolean;
 }
-
-const emptyLock = (): Lockfile => ({ lockfileVersion: 1, skills: [] });
 
 /** Record `got` at `abs` in the lockfile (one entry per folder). */
 export function upsertEntry(lock: Lockfile, root: string, abs: string, target: LockTarget, got: Acquired): LockEntry {
@@ -43,7 +41,7 @@ export async function install(ref: string | undefined, opts: InstallOpts): Promi
   if (opts.dir && opts.for) throw new UsageError('use --for or --dir, not both', '--dir is the skill’s own folder; --for picks the agent whose folder it goes into');
   const target: LockTarget = opts.dir ? 'dir' : parseTarget(opts.for);
   const root = rootOf(opts.global);
-  const lock = (await readLock(root)) ?? emptyLock();
+  const lock = await readLockOrEmpty(root);
   const api = await Api.open(opts);
   const skill = await getSkill(api, ref);
 

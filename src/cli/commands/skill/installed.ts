@@ -12,7 +12,7 @@ import { CliError } from '../../errors.js';
 import { bold, dim, isTty, printJson, printTable, yellow } from '../../output.js';
 import { acquire } from './acquire.js';
 import { upsertEntry } from './install.js';
-import { LOCKFILE, absDir, hashTree, parseTarget, readLock, rootOf, treeChanges, writeLock, type LockEntry, type Lockfile } from './lockfile.js';
+import { LOCKFILE, absDir, hashTree, parseTarget, readLockOrEmpty, rootOf, treeChanges, writeLock, type LockEntry, type Lockfile } from './lockfile.js';
 import { checkWritable, placeFiles, shownPath } from './place.js';
 import { getSkill } from './resolve.js';
 
@@ -20,13 +20,9 @@ interface ScopeOpts extends GlobalOpts {
   global?: boolean;
 }
 
-async function lockOf(root: string): Promise<Lockfile> {
-  return (await readLock(root)) ?? { lockfileVersion: 1, skills: [] };
-}
-
 export async function list(opts: ScopeOpts): Promise<void> {
   const root = rootOf(opts.global);
-  const lock = await lockOf(root);
+  const lock = await readLockOrEmpty(root);
   const items = [];
   for (const e of lock.skills) {
     const dir = absDir(root, e.dir);
@@ -55,7 +51,7 @@ const isNewer = (from: string, to: string) => (semver.valid(from) && semver.vali
 
 export async function update(ref: string | undefined, opts: ScopeOpts & { yes?: boolean; force?: boolean }): Promise<void> {
   const root = rootOf(opts.global);
-  const lock = await lockOf(root);
+  const lock = await readLockOrEmpty(root);
   const api = await Api.open(opts);
   const wanted = ref ? await getSkill(api, ref) : undefined;
   const entries = lock.skills.filter((e) => !wanted || e.slug === wanted.slug);
@@ -92,7 +88,7 @@ export async function update(ref: string | undefined, opts: ScopeOpts & { yes?: 
 
 export async function remove(ref: string, opts: ScopeOpts & { for?: string; force?: boolean }): Promise<void> {
   const root = rootOf(opts.global);
-  const lock = await lockOf(root);
+  const lock = await readLockOrEmpty(root);
   const target = opts.for ? parseTarget(opts.for) : undefined;
   const gone: LockEntry[] = lock.skills.filter((e) => (e.slug === ref || e.name === ref) && (!target || e.target === target));
   if (gone.length === 0) throw new CliError(`${ref} is not installed here`, `agw skill list${opts.global ? ' --global' : ''} shows what is`, 'NOT_INSTALLED');

@@ -18,7 +18,7 @@ export type Target = keyof typeof TARGETS;
 export type LockTarget = Target | 'dir';
 
 export const LOCKFILE = join('.agents', 'skills.lock.json');
-export const LOCKFILE_VERSION = 1;
+const LOCKFILE_VERSION = 1;
 
 export interface LockEntry {
   slug: string;
@@ -68,10 +68,26 @@ export async function readLock(root: string): Promise<Lockfile | null> {
   try {
     const lock = JSON.parse(text) as Lockfile;
     if (lock.lockfileVersion !== LOCKFILE_VERSION || !Array.isArray(lock.skills)) throw new Error(`lockfileVersion ${String(lock.lockfileVersion)}`);
+    const bad = lock.skills.findIndex((e) => !isEntry(e));
+    if (bad >= 0) throw new Error(`skills[${bad}] needs slug, name, version, dir, a target and files (path → sha256)`);
     return lock;
   } catch (e) {
     throw new CliError(`${file} is not a lockfile agw can read (${(e as Error).message})`, 'restore it from version control, or delete it and install the skills again', 'BAD_LOCKFILE');
   }
+}
+
+/** A lockfile with no skills: what a root without one starts from. */
+export async function readLockOrEmpty(root: string): Promise<Lockfile> {
+  return (await readLock(root)) ?? { lockfileVersion: LOCKFILE_VERSION, skills: [] };
+}
+
+function isEntry(e: unknown): e is LockEntry {
+  const x = e as Partial<Record<keyof LockEntry, unknown>> | null;
+  if (!x || typeof x !== 'object') return false;
+  const strings = [x.slug, x.name, x.version, x.dir].every((v) => typeof v === 'string' && v !== '');
+  const target = typeof x.target === 'string' && (x.target === 'dir' || x.target in TARGETS);
+  const files = !!x.files && typeof x.files === 'object' && !Array.isArray(x.files) && Object.values(x.files).every((v) => typeof v === 'string');
+  return strings && target && files;
 }
 
 /** Write the lockfile atomically, entries sorted by folder (stable diffs). */

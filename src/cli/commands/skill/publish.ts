@@ -10,7 +10,7 @@ import { Api, errorDetails } from '../../api.js';
 import type { GlobalOpts } from '../../auth.js';
 import { UsageError } from '../../errors.js';
 import { bold, printJson, printTable, useColor } from '../../output.js';
-import { fileCount, loadBundle } from './bundle.js';
+import { fileCount, formatProblem, loadBundle } from './bundle.js';
 import { buildMultipart, type FilePart } from './multipart.js';
 import { assertValid } from './pack.js';
 import { checkDescription, checkRemote, checkVersion } from './precheck.js';
@@ -89,7 +89,7 @@ export async function publish(dirArg: string | undefined, opts: PublishOpts): Pr
   } catch (e) {
     progress?.done();
     const problems = (errorDetails(e)?.problems ?? []) as Problem[];
-    for (const p of problems) process.stderr.write(`${p.path}${p.line !== undefined ? `:${p.line}:${p.column ?? 1}` : ''}: ${p.rule}: ${p.message}\n`);
+    for (const p of problems) process.stderr.write(formatProblem(bundle.dir, p) + '\n');
     throw e;
   }
   progress?.done();
