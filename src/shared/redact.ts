@@ -5,7 +5,7 @@
  * provider keys, and the values of JSON fields named like credentials (api_key,
  * authorization, password, secret, token, …). Each becomes `[redacted]`.
  */
-export const REDACTED = '[redacted]';
+import { REDACTED, SecretRedactor } from './secret-redactor.js';
 
 const PATTERNS: RegExp[] = [
   /\bagw_[A-Za-z0-9_-]{8,}/g,
@@ -18,24 +18,16 @@ const PATTERNS: RegExp[] = [
 const FIELD = /("(?:[a-z0-9_-]*(?:api[_-]?key|secret|password|passwd|token)|authorization|x-api-key|cookie)"\s*:\s*)"(?:[^"\\]|\\.)*"/gi;
 
 export class Redactor {
-  private readonly secrets: string[];
+  /** the configured secrets in any form (shared with the gateway: secret-redactor.ts) */
+  private readonly secrets: SecretRedactor;
 
-  /** `secrets`: exact strings to hide (shorter than 8 characters are ignored: they would match ordinary text). */
+  /** `secrets`: the configured values to hide (shorter than 8 characters are ignored: they would match ordinary text). */
   constructor(secrets: Iterable<string | undefined>) {
-    const all = new Set<string>();
-    for (const s of secrets) {
-      if (!s || s.length < 8) continue;
-      all.add(s);
-      all.add(JSON.stringify(s).slice(1, -1));
-      all.add(encodeURIComponent(s));
-    }
-    // longest first, so a secret containing another is replaced whole
-    this.secrets = [...all].sort((a, b) => b.length - a.length);
+    this.secrets = new SecretRedactor([...secrets].filter((s): s is string => !!s && s.length >= 8));
   }
 
   text(s: string): string {
-    let out = s;
-    for (const secret of this.secrets) if (out.includes(secret)) out = out.split(secret).join(REDACTED);
+    let out = this.secrets.text(s);
     out = out.replace(FIELD, `$1"${REDACTED}"`);
     for (const re of PATTERNS) out = out.replace(re, (m, scheme: unknown) => (typeof scheme === 'string' && /^(bearer|basic)$/i.test(scheme) ? `${scheme} ${REDACTED}` : REDACTED));
     return out;

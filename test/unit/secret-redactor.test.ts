@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MIN_PIECE, REDACTED, SecretRedactor, secretForms } from '../../src/daemon/gateway/redact.js';
+import { MIN_PIECE, REDACTED, SecretRedactor, secretForms } from '../../src/shared/secret-redactor.js';
 
 /** The redactor behind "secrets never reach a caller": which forms and pieces of a key it finds. */
 const KEY = 'sk-proj-7f3a9c2e5b1d4f60a8e2c4d6';

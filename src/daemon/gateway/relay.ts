@@ -9,7 +9,7 @@ import { finalize, rateHeaders, release, type Reservation } from '../money/calls
 import { tokenCost, unitCost, type Cost, type UnitCharge } from '../money/pricing.js';
 import type { Gateway } from './runtime.js';
 import { classifyFailure, outcomeOfStatus, UpstreamAbort, UpstreamError, type UpstreamRequest } from './upstream.js';
-import type { SecretRedactor } from './redact.js';
+import type { SecretRedactor } from '../../shared/secret-redactor.js';
 import { SseUsageTap, usageFromJson } from './usage.js';
 
 /**

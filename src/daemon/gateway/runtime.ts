@@ -1,7 +1,7 @@
 import type { AppContext } from '../context.js';
 import { Breaker, LatencyTracker } from './breaker.js';
 import { Upstreams } from './upstream.js';
-import { SecretRedactor } from './redact.js';
+import { SecretRedactor } from '../../shared/secret-redactor.js';
 import { inflightOf } from './inflight.js';
 
 /** The gateway's long-lived state, one per daemon: upstream pools, breaker, latencies, the secret redactor. */

@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import { Pool, type Dispatcher } from 'undici';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { ResolvedProvider } from '../../shared/config/resolve.js';
-import type { SecretRedactor } from './redact.js';
+import type { SecretRedactor } from '../../shared/secret-redactor.js';
 
 /**
  * Upstream connections: one keep-alive undici Pool per origin, created on first use and
