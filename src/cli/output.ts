@@ -15,7 +15,7 @@ export const red = paint(31);
 export const yellow = paint(33);
 
 /** Width on the terminal: escape codes (colour) take none. */
-export const visibleWidth = (s: string): number => stripVTControlCharacters(s).length;
+const visibleWidth = (s: string): number => stripVTControlCharacters(s).length;
 
 /** A number, an amount or a count as the CLI prints them: $1,234.50, -$0.016, <$0.000001, 2x, 1,234. */
 const NUMERIC = /^[-+]?<?\$?\d[\d,]*(\.\d+)?[x%]?$/;

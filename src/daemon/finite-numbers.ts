@@ -23,7 +23,7 @@ function isNumeric(type: unknown): boolean {
 }
 
 /** A copy of `schema` with `finite: true` on every numeric subschema. */
-export function withFinite<T>(schema: T): T {
+function withFinite<T>(schema: T): T {
   if (Array.isArray(schema)) return schema.map((s) => withFinite(s)) as T;
   if (!schema || typeof schema !== 'object') return schema;
   const out: Record<string, unknown> = {};

@@ -79,7 +79,7 @@ export async function providers(id: string | undefined, opts: GlobalOpts): Promi
 }
 
 /** "$4.20 available, $0.35 held by 3 calls in flight": what a new call can be admitted against. */
-export function availableText(w: Wallet & { held?: number; heldCalls?: number }): string {
+function availableText(w: Wallet & { held?: number; heldCalls?: number }): string {
   const held = w.held ?? 0;
   const available = Math.max(0, Math.round((w.balance + w.monthlyAllowanceRemaining - held) * 1e9) / 1e9);
   const calls = w.heldCalls ?? 0;
@@ -105,7 +105,7 @@ export async function wallet(opts: GlobalOpts): Promise<void> {
 }
 
 /** Where a debit was paid from: this month's allowance, the balance, or both ('' for credits). */
-export function paidFrom(x: { amount: number; fromAllowance?: number }): string {
+function paidFrom(x: { amount: number; fromAllowance?: number }): string {
   if (x.amount >= 0) return '';
   const a = x.fromAllowance ?? 0;
   if (a <= 0) return 'balance';

@@ -45,7 +45,7 @@ export interface ActivityPageData {
 const option = (value: string, label: string, selected: boolean) => `<option value="${escapeHtml(value)}"${selected ? ' selected' : ''}>${escapeHtml(label)}</option>`;
 
 /** The page's URL with the same filters (and a cursor, or another chart range). */
-export function activityUrl(q: ActivityQuery, change: Partial<ActivityQuery> = {}): string {
+function activityUrl(q: ActivityQuery, change: Partial<ActivityQuery> = {}): string {
   const v = { ...q, ...change };
   const p = new URLSearchParams();
   for (const k of ['model', 'provider', 'status', 'since', 'keyId', 'project'] as const) if (v[k]) p.set(k, v[k]);

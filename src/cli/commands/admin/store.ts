@@ -17,7 +17,7 @@ export interface Opts {
 }
 
 /** The store as a person should see it: the SQLite file, or the PostgreSQL URL without its password. */
-export function describeStore(store: string, dataDir: string): string {
+function describeStore(store: string, dataDir: string): string {
   if (!isPostgresUrl(store)) return store === ':memory:' ? ':memory:' : join(dataDir, 'agw.db');
   try {
     const u = new URL(store);
