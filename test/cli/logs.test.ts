@@ -61,7 +61,7 @@ describe('agw logs', () => {
   });
 
   test('bad options are usage errors (exit 2) that say what to type', async () => {
-    for (const args of [['--status', 'bad'], ['--since', 'yesterday'], ['--limit', '0'], ['--limit', '501'], ['--follow', '--cursor', '1.x']]) {
+    for (const args of [['--status', 'bad'], ['--since', 'yesterday'], ['--limit', '0'], ['--limit', '501'], ['--follow', '--cursor', '1.x'], ['--cursor', 'junk'], ['--since', '2024-13-45']]) {
       const r = await env.run(['logs', ...args]);
       expect(r.code, args.join(' ')).toBe(2);
       expect(r.stderr, args.join(' ')).toMatch(/error: /);

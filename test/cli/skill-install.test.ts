@@ -148,6 +148,21 @@ describe('agw skill list', () => {
   });
 });
 
+describe('a lockfile edited by hand', () => {
+  test('an entry missing its fields is BAD_LOCKFILE with advice, never a crash', async () => {
+    const root = join(env.dir, 'hand-edited');
+    mkdirSync(join(root, '.agents'), { recursive: true });
+    writeFileSync(join(root, '.agents', 'skills.lock.json'), JSON.stringify({ lockfileVersion: 1, skills: [{ slug: SLUG, name: NAME }] }));
+    for (const args of [['skill', 'list'], ['skill', 'remove', SLUG]]) {
+      const r = await env.run(args, { ...asBuyer(), cwd: root });
+      expect(r.code, args.join(' ')).toBe(1);
+      expect(r.stderr).toContain('BAD_LOCKFILE');
+      expect(r.stderr).toContain('skills[0]');
+      expect(r.stderr).not.toMatch(/this is a bug|TypeError/);
+    }
+  });
+});
+
 describe('agw skill install --frozen', () => {
   test('reproduces the lockfile in a fresh checkout, byte for byte', async () => {
     const ci = join(env.dir, 'ci-checkout');
