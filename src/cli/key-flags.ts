@@ -83,3 +83,9 @@ export function flagOf(field: unknown): string | undefined {
   const flags: Record<string, string> = { budget: '--budget', budgetPeriod: '--budget-period', rpm: '--rpm', tpm: '--tpm', models: '--models', expiresAt: '--expires', name: '--name' };
   return flags[f];
 }
+
+/** A server's refusal of a `limits.X` field, said with the flag that set it (a usage error). */
+export function flagError(message: string, field: unknown): UsageError {
+  const flag = flagOf(field);
+  return new UsageError(flag ? `${flag}: ${message.replace(/^limits\.\S+ /, '')}` : message);
+}

@@ -65,6 +65,10 @@ describe('agw keys', () => {
       ['--expires', 'yesterday'],
       ['--expires', '2001-01-01'],
       ['--models', ','],
+      ['--rpm', '2000000'],
+      ['--budget', '2000000'],
+      ['--models', 'a b'],
+      ['--budget-period', 'day'], // without a budget: refused by the server, still a usage error
     ]) {
       const r = await env.run(['keys', 'create', '--name', 'bad', ...args]);
       expect(r.code, args.join(' ')).toBe(2);

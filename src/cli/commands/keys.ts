@@ -3,7 +3,7 @@ import type { KeyT } from '../../shared/schemas/keys.js';
 import { Api } from '../api.js';
 import type { GlobalOpts } from '../auth.js';
 import { CliError, UsageError } from '../errors.js';
-import { limitsFromFlags, type KeyFlagOpts } from '../key-flags.js';
+import { flagError, limitsFromFlags, type KeyFlagOpts } from '../key-flags.js';
 import { printKey, printKeys } from '../key-view.js';
 import { printJson } from '../output.js';
 
@@ -16,7 +16,7 @@ async function flagsChecked<T>(p: Promise<T>): Promise<T> {
   try {
     return await p;
   } catch (e) {
-    if (e instanceof CliError && e.code === 'INVALID_REQUEST') throw new UsageError(e.message, e.hint);
+    if (e instanceof CliError && e.code === 'INVALID_REQUEST') throw flagError(e.message, (e as { details?: { field?: unknown } }).details?.field);
     throw e;
   }
 }

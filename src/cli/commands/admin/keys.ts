@@ -2,7 +2,7 @@ import { AgwError } from '../../../shared/errors.js';
 import type { KeyT } from '../../../shared/schemas/keys.js';
 import { createKey, listKeys, revokeKey, updateKey } from '../../../daemon/keys/service.js';
 import { CliError, UsageError } from '../../errors.js';
-import { flagOf, limitsFromFlags, type KeyFlagOpts } from '../../key-flags.js';
+import { flagError, limitsFromFlags, type KeyFlagOpts } from '../../key-flags.js';
 import { printKey, printKeys } from '../../key-view.js';
 import { mustUser } from './run.js';
 import { withStore, type Opts } from './store.js';
@@ -15,10 +15,7 @@ import { withStore, type Opts } from './store.js';
  */
 function cliErrorOf(e: unknown): unknown {
   if (!(e instanceof AgwError)) return e;
-  if (e.code === 'INVALID_REQUEST') {
-    const flag = flagOf(e.details?.field);
-    return new UsageError(flag ? `${flag}: ${e.message.replace(/^limits\.\S+ /, '')}` : e.message);
-  }
+  if (e.code === 'INVALID_REQUEST') return flagError(e.message, e.details?.field);
   const hint =
     e.code === 'KEY_NOT_FOUND'
       ? 'key ids look like key_…: list a user’s keys with agw admin key list USER'
