@@ -2,7 +2,7 @@
 // daemons sharing one PostgreSQL, each with one hot user and with 20 users, in one run;
 // then 3 daemons under load with one SIGKILLed, and the books checked.
 // `npm run build && node bench/pg-chat.js [--duration S] [--connections N] [--calls N]
-//   [--async-commit] [--smoke] [--json]`
+//   [--async-commit] [--legs sqlite,x1,x2,x3,kill] [--smoke] [--json]`
 // Needs PostgreSQL (AGW_TEST_PG, default postgres://postgres@127.0.0.1:5432, trust auth,
 // on this machine: its processes' CPU is read from /proc); each run makes and drops its
 // own database. Figures are ratios against the SQLite leg of the same run.
@@ -23,6 +23,7 @@ const { values: a } = parseArgs({
     connections: { type: 'string' },
     calls: { type: 'string' },
     'async-commit': { type: 'boolean' },
+    legs: { type: 'string' },
     smoke: { type: 'boolean' },
     json: { type: 'boolean' },
   },
@@ -37,6 +38,8 @@ const opts = {
 };
 const SERVER = (process.env.AGW_TEST_PG ?? 'postgres://postgres@127.0.0.1:5432').replace(/\/+$/, '');
 const PARAMS = a['async-commit'] ? '?options=-c%20synchronous_commit%3Doff' : '';
+/** which legs run (all by default): sqlite, x1, x2, x3, kill */
+const legs = new Set((a.legs ?? 'sqlite,x1,x2,x3,kill').split(','));
 const log = (m) => process.stderr.write(`[bench:pg] ${m}\n`);
 
 async function maintenance(sql) {
@@ -172,8 +175,9 @@ const results = { machine: { cores: os.cpus().length, node: process.versions.nod
 let mock;
 try {
   mock = await startMockProcess();
-  results.legs.push(await leg('sqlite', mock.url, tmp, { daemons: 1 }));
+  if (legs.has('sqlite')) results.legs.push(await leg('sqlite', mock.url, tmp, { daemons: 1 }));
   for (const [name, daemons, kill] of [['postgres-x1', 1], ['postgres-x2', 2], ['postgres-x3', 3], ['postgres-x3-kill', 3, true]]) {
+    if (!legs.has(name.replace('postgres-', '').replace('x3-', ''))) continue;
     await maintenance(`DROP DATABASE IF EXISTS ${db} WITH (FORCE)`);
     await maintenance(`CREATE DATABASE ${db}`);
     results.legs.push(await leg(name, mock.url, tmp, { store: `${SERVER}/${db}${PARAMS}`, daemons, kill }));

@@ -144,4 +144,42 @@ describe('agw_book_v7 books what applyBookings books', () => {
     expect(e.wallets.every((w) => w.balance_nusd >= 0)).toBe(true);
     expect(e.records.some((r) => r.user_id === USERS[1] && r.written_off_nusd > 0)).toBe(true);
   });
+
+  test('an unlimited wallet books as on SQLite: every call charged to the record, the balance untouched', async () => {
+    const user = 'usr_parity_u';
+    for (const db of [lite, pgDb] as Db[]) {
+      await db.run('INSERT INTO users (id, email, tier, created_at) VALUES (?, ?, ?, ?)', [user, `${user}@example.com`, 'pro', 1]);
+      await db.run('INSERT INTO wallets (user_id, updated_at, unlimited, balance_nusd) VALUES (?, ?, 1, 5)', [user, 1]);
+    }
+    const calls = bookings()
+      .filter((b) => b.settledAt < NOV_1)
+      .map((b) => ({ ...b, id: b.id.replace('use_p', 'use_u'), userId: user, keyId: null, budgets: [] }));
+    await lite.tx((q) => applyBookings(q, calls));
+    const batcher = new PgBatcher(pgDb as PgDb, console, () => undefined);
+    await Promise.all(calls.map((b) => batcher.push(b, { wallet: false, quota: false, budgets: [] }, 'd_parity')));
+    const expected = (await books(lite)) as { transactions: { user_id: string; balance_after_nusd: number }[] };
+    expect(await books(pgDb)).toEqual(expected);
+    expect(expected.transactions.filter((t) => t.user_id === user).map((t) => t.balance_after_nusd)).toEqual(
+      calls.filter((b) => b.status === 'finalized').map(() => 5),
+    );
+  });
+});
+
+describe('an account deleted while its calls are booked', () => {
+  test("a batch drops the bookings of an account that is gone and books the others; deleting an account deletes its records and transactions", async () => {
+    const gone = 'usr_parity_gone';
+    const [kept] = bookings().filter((b) => b.status === 'finalized' && b.userId === USERS[0]);
+    const batcher = new PgBatcher(pgDb as PgDb, console, () => undefined);
+    const none = { wallet: false, quota: false, budgets: [] };
+    await Promise.all([
+      batcher.push({ ...kept, id: 'use_gone_1', userId: gone, keyId: null, budgets: [] }, none, 'd_parity'),
+      batcher.push({ ...kept, id: 'use_kept_1', keyId: null, budgets: [] }, none, 'd_parity'),
+    ]);
+    const ids = async (sql: string) => (await pgDb.all<{ id: string }>(sql)).map((r) => r.id);
+    expect(await ids("SELECT id FROM usage_records WHERE id IN ('use_gone_1', 'use_kept_1')")).toEqual(['use_kept_1']);
+
+    await pgDb.run('DELETE FROM users WHERE id = ?', [USERS[0]]);
+    expect(await ids(`SELECT id FROM usage_records WHERE user_id = '${USERS[0]}'`)).toEqual([]);
+    expect(await ids(`SELECT usage_id AS id FROM wallet_transactions WHERE user_id = '${USERS[0]}'`)).toEqual([]);
+  });
 });

@@ -15,14 +15,18 @@ const BOOKING_COLUMNS = `ord int, id text, "userId" text, "keyId" text, "usageTy
  * debited in order (allowance first, never below zero: what a wallet cannot cover is
  * written off), quota counters and key budgets counted, the rollups added; and what the
  * calls consumed taken off the daemon's slices. test/pg/book-parity.test.ts holds the two
- * to the same books.
+ * to the same books. A booking of an account deleted meanwhile is dropped: the batch holds
+ * its accounts (FOR KEY SHARE) once, where a foreign key checked every row (migration 10).
  */
+export const PG_BOOK_TYPE = `CREATE TYPE agw_booking_v7 AS (${BOOKING_COLUMNS});`;
+
 export const PG_BOOK_FUNCTION = `
-CREATE TYPE agw_booking_v7 AS (${BOOKING_COLUMNS});
-CREATE FUNCTION agw_book_v7(p_daemon text, p_bookings jsonb) RETURNS integer LANGUAGE plpgsql AS $fn$
+CREATE OR REPLACE FUNCTION agw_book_v7(p_daemon text, p_bookings jsonb) RETURNS integer LANGUAGE plpgsql AS $fn$
 DECLARE
   v_rows agw_booking_v7[];
   v_fresh text[];
+  v_users text[];
+  v_budgets boolean;
   u record;
   b record;
   q record;
@@ -54,9 +58,13 @@ DECLARE
   t_at bigint[];
 BEGIN
   ${CHECK_DAEMON}
-  -- the batch, parsed once
-  v_rows := ARRAY(SELECT y FROM jsonb_populate_recordset(NULL::agw_booking_v7, p_bookings) AS y ORDER BY y.ord);
-  WITH x AS (SELECT * FROM unnest(v_rows)),
+  -- the batch, parsed once (and whether it counts in key budgets); its accounts, held against
+  -- deletion (the bookings of an account that is gone are dropped); its usage records, once each
+  SELECT array_agg(y ORDER BY y.ord), bool_or(y.status = 'finalized' AND jsonb_array_length(coalesce(y.budgets, '[]'::jsonb)) > 0)
+    INTO v_rows, v_budgets
+    FROM jsonb_populate_recordset(NULL::agw_booking_v7, p_bookings) AS y;
+  v_users := ARRAY(SELECT a.id FROM users a WHERE a.id IN (SELECT y."userId" FROM unnest(v_rows) AS y) ORDER BY a.id FOR KEY SHARE);
+  WITH x AS (SELECT * FROM unnest(v_rows) AS y WHERE y."userId" = ANY (v_users)),
   ins AS (
     INSERT INTO usage_records (id, user_id, key_id, usage_type, status, endpoint, provider_id, model, alias, project_id,
        prompt_tokens, completion_tokens, cached_tokens, units, raw_cost_nusd, customer_cost_nusd, hold_nusd, written_off_nusd,
@@ -73,7 +81,9 @@ BEGIN
     RETURN 0;
   END IF;
   -- from here on, only the bookings new to the store
-  v_rows := ARRAY(SELECT r FROM unnest(v_rows) AS r WHERE r.id = ANY (v_fresh) ORDER BY r.ord);
+  IF cardinality(v_fresh) < cardinality(v_rows) THEN
+    v_rows := ARRAY(SELECT r FROM unnest(v_rows) AS r WHERE r.id = ANY (v_fresh) ORDER BY r.ord);
+  END IF;
 
   -- wallets, by user: one transaction per finalized call, in order
   FOR u IN SELECT d.user_id FROM (SELECT DISTINCT y."userId" AS user_id FROM unnest(v_rows) AS y WHERE y.status = 'finalized') d
@@ -136,7 +146,7 @@ BEGIN
       WHERE user_id = u.user_id;
   END LOOP;
 
-  -- quota counters, then key budgets: what was used, and the slices it came from
+  -- quota counters, then key budgets (when the batch counts in any): what was used, and the slices it came from
   FOR q IN SELECT y."userId" AS user_id, y."usageType" AS usage_type, y."periodKey" AS period, count(*) AS n,
                   count(*) FILTER (WHERE y."leasedQuota") AS leased
              FROM unnest(v_rows) AS y
@@ -154,25 +164,27 @@ BEGIN
       END IF;
     END IF;
   END LOOP;
-  FOR q IN SELECT e ->> 'keyId' AS key_id, e ->> 'period' AS period, sum(y."customerNano" - coalesce(s.short, 0)) AS spent,
-                  sum(y."customerNano" - coalesce(s.short, 0)) FILTER (WHERE (e ->> 'leased')::boolean) AS leased
-             FROM unnest(v_rows) AS y
-             CROSS JOIN LATERAL jsonb_array_elements(coalesce(y.budgets, '[]'::jsonb)) AS e
-             LEFT JOIN unnest(v_short_ids, v_short_amounts) AS s(id, short) ON s.id = y.id
-            WHERE y.status = 'finalized'
-            GROUP BY 1, 2 ORDER BY ('3b:' || (e ->> 'keyId') || ':' || (e ->> 'period')) COLLATE "C"
-  LOOP
-    INSERT INTO key_spend (key_id, period, spent_nusd) VALUES (q.key_id, q.period, q.spent)
-      ON CONFLICT (key_id, period) DO UPDATE SET spent_nusd = key_spend.spent_nusd + excluded.spent_nusd;
-    IF coalesce(q.leased, 0) > 0 THEN
-      SELECT amount INTO v_lease FROM leases WHERE pot = '3b:' || q.key_id || ':' || q.period AND daemon_id = p_daemon FOR UPDATE;
-      v_consumed := least(coalesce(v_lease, 0), q.leased);
-      IF v_consumed > 0 THEN
-        UPDATE leases SET amount = amount - v_consumed WHERE pot = '3b:' || q.key_id || ':' || q.period AND daemon_id = p_daemon;
-        UPDATE key_spend SET leased_nusd = greatest(0, leased_nusd - v_consumed) WHERE key_id = q.key_id AND period = q.period;
+  IF v_budgets THEN
+    FOR q IN SELECT e ->> 'keyId' AS key_id, e ->> 'period' AS period, sum(y."customerNano" - coalesce(s.short, 0)) AS spent,
+                    sum(y."customerNano" - coalesce(s.short, 0)) FILTER (WHERE (e ->> 'leased')::boolean) AS leased
+               FROM unnest(v_rows) AS y
+               CROSS JOIN LATERAL jsonb_array_elements(coalesce(y.budgets, '[]'::jsonb)) AS e
+               LEFT JOIN unnest(v_short_ids, v_short_amounts) AS s(id, short) ON s.id = y.id
+              WHERE y.status = 'finalized'
+              GROUP BY 1, 2 ORDER BY ('3b:' || (e ->> 'keyId') || ':' || (e ->> 'period')) COLLATE "C"
+    LOOP
+      INSERT INTO key_spend (key_id, period, spent_nusd) VALUES (q.key_id, q.period, q.spent)
+        ON CONFLICT (key_id, period) DO UPDATE SET spent_nusd = key_spend.spent_nusd + excluded.spent_nusd;
+      IF coalesce(q.leased, 0) > 0 THEN
+        SELECT amount INTO v_lease FROM leases WHERE pot = '3b:' || q.key_id || ':' || q.period AND daemon_id = p_daemon FOR UPDATE;
+        v_consumed := least(coalesce(v_lease, 0), q.leased);
+        IF v_consumed > 0 THEN
+          UPDATE leases SET amount = amount - v_consumed WHERE pot = '3b:' || q.key_id || ':' || q.period AND daemon_id = p_daemon;
+          UPDATE key_spend SET leased_nusd = greatest(0, leased_nusd - v_consumed) WHERE key_id = q.key_id AND period = q.period;
+        END IF;
       END IF;
-    END IF;
-  END LOOP;
+    END LOOP;
+  END IF;
 
   -- the rollups, from the bookings as charged (what a wallet could not cover is not counted), not read back
   INSERT INTO spend_daily (user_id, day, provider_id, project_key, calls, failures, raw_nusd, customer_nusd)

@@ -16,6 +16,7 @@ import { SCHEMA_PG_V6_SPEND_ROLLUP } from './schema-pg-v6-spend-rollup.js';
 import { SCHEMA_PG_V7_MONEY } from './schema-pg-v7-money.js';
 import { SCHEMA_PG_V8_KEYS } from './schema-pg-v8-keys.js';
 import { SCHEMA_PG_V9_REQUEST_LOG } from './schema-pg-v9-request-log.js';
+import { SCHEMA_PG_V10_BOOK } from './schema-pg-v10-book.js';
 
 export interface Migration {
   version: number;
@@ -35,6 +36,7 @@ export const MIGRATIONS: Migration[] = [
   { version: 7, name: 'holds, leases, key spend, request log', sqlite: SCHEMA_V7_MONEY, postgres: SCHEMA_PG_V7_MONEY },
   { version: 8, name: 'keys with limits', sqlite: SCHEMA_V8_KEYS, postgres: SCHEMA_PG_V8_KEYS },
   { version: 9, name: 'request log indexes, bodies and retention', sqlite: SCHEMA_V9_REQUEST_LOG, postgres: SCHEMA_PG_V9_REQUEST_LOG },
+  { version: 10, name: 'bookings without a per-row account check (PostgreSQL)', sqlite: '', postgres: SCHEMA_PG_V10_BOOK },
 ];
 
 export const SCHEMA_VERSION = Math.max(...MIGRATIONS.map((m) => m.version));

@@ -1,4 +1,4 @@
-import { PG_BOOK_FUNCTION } from '../money/pg-book.js';
+import { PG_BOOK_FUNCTION, PG_BOOK_TYPE } from '../money/pg-book.js';
 import { PG_MONEY_FUNCTIONS } from '../money/pg-functions.js';
 
 /**
@@ -76,5 +76,6 @@ CREATE TRIGGER agw_changed AFTER INSERT OR UPDATE OR DELETE ON org_members FOR E
 CREATE TRIGGER agw_changed AFTER INSERT OR UPDATE OR DELETE ON quota_overrides FOR EACH ROW EXECUTE FUNCTION agw_changed_v7();
 CREATE TRIGGER agw_changed AFTER UPDATE OF unlimited ON wallets FOR EACH ROW WHEN (OLD.unlimited IS DISTINCT FROM NEW.unlimited) EXECUTE FUNCTION agw_changed_v7();
 ${PG_MONEY_FUNCTIONS}
+${PG_BOOK_TYPE}
 ${PG_BOOK_FUNCTION}
 `;

@@ -1,0 +1,159 @@
+// What booking a batch of settled calls costs PostgreSQL, without the gateway around it
+// (issue #16): a fresh database with agw's schema, a daemon row and its slices, then
+// `--clients` connections each booking batches of `--batch` calls for `--seconds` through
+// the same function and payload the daemon uses (money/pg-batch.ts). Prints PostgreSQL
+// CPU (every server process, WAL writer included), WAL bytes and wall time per booked call.
+// `npm run build && node bench/pg-book.js [--batch 20] [--clients 2] [--users 1] [--seconds 5] [--json]`
+import { readdirSync, readFileSync, mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import { cpuMsOf } from './procs.js';
+import { round } from './stats.js';
+import { openAndMigrate } from '../dist/daemon/store/open.js';
+import { PgBatcher } from '../dist/daemon/money/pg-batch.js';
+import { quotaPeriod } from '../dist/daemon/money/quotas.js';
+
+const { values: a } = parseArgs({
+  options: { batch: { type: 'string' }, clients: { type: 'string' }, users: { type: 'string' }, seconds: { type: 'string' }, sql: { type: 'string' }, json: { type: 'boolean' } },
+});
+const batchSize = Number(a.batch ?? 20);
+const clients = Number(a.clients ?? 2);
+const userCount = Number(a.users ?? 1);
+const seconds = Number(a.seconds ?? 5);
+const SERVER = (process.env.AGW_TEST_PG ?? 'postgres://postgres@127.0.0.1:5432').replace(/\/+$/, '');
+const dbName = `agw_book_${process.pid}`;
+
+async function on(database, fn) {
+  const c = new pg.Client({ connectionString: `${SERVER}/${database}` });
+  await c.connect();
+  try {
+    return await fn(c);
+  } finally {
+    await c.end();
+  }
+}
+
+function postgresCpuMs() {
+  let ms = 0;
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() !== 'postgres') continue;
+    } catch {
+      continue;
+    }
+    ms += cpuMsOf(pid) ?? 0;
+  }
+  return ms;
+}
+
+const users = Array.from({ length: userCount }, (_, i) => ({ id: `usr_bench_${i}`, key: `key_bench_${i}` }));
+let seq = 0;
+const ID_PREFIX = process.pid.toString(16).padStart(12, '0');
+/** A finalized unified-chat call as the gateway books it (a key without limits: no budgets). */
+function booking(u, now) {
+  seq++;
+  return {
+    id: `use_${ID_PREFIX}${seq.toString(36).padStart(6, '0')}`, // as calls.ts makes them: ascending
+    userId: u.id,
+    keyId: u.key,
+    usageType: 'ai_chat',
+    endpoint: 'chat',
+    providerId: 'openai',
+    model: 'gpt-4o-mini',
+    alias: 'fast',
+    projectId: null,
+    periodKey: quotaPeriod(now).key,
+    budgets: [],
+    createdAt: now - 2,
+    status: 'finalized',
+    httpStatus: 200,
+    promptTokens: 12,
+    completionTokens: 9,
+    cachedTokens: 0,
+    units: 0,
+    rawNano: 7350,
+    customerNano: 8820,
+    holdNano: 1_500_000,
+    writtenOffNano: 0,
+    settledAt: now,
+    monthlyAllowance: 0,
+    description: 'openai gpt-4o-mini: 12 in, 9 out',
+    stream: false,
+    answerStatus: 200,
+    errorCode: null,
+    latencyMs: 1.7,
+    ttfbMs: 1.2,
+    attempts: 1,
+  };
+}
+
+const tmp = mkdtempSync(join(os.tmpdir(), 'agw-bench-book-'));
+try {
+  await on('postgres', (c) => c.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`));
+  await on('postgres', (c) => c.query(`CREATE DATABASE ${dbName}`));
+  const url = `${SERVER}/${dbName}`;
+  const { db } = await openAndMigrate({ store: url, dataDir: tmp });
+  // --sql FILE: SQL run after the migrations (to try a change to the schema or the function)
+  if (a.sql) await on(dbName, (c) => c.query(readFileSync(a.sql, 'utf8')));
+  const daemon = `dmn_bench_${process.pid}`;
+  const now0 = Date.now();
+  const period = quotaPeriod(now0).key;
+  await on(dbName, async (c) => {
+    await c.query('INSERT INTO daemons (id, started_at, expires_at) VALUES ($1, $2, $3)', [daemon, now0, now0 + 3_600_000]);
+    for (const u of users) {
+      await c.query("INSERT INTO users (id, email, tier, created_at) VALUES ($1, $2, 'pro', 1)", [u.id, `${u.id}@example.com`]);
+      await c.query('INSERT INTO wallets (user_id, balance_nusd, leased_nusd, updated_at) VALUES ($1, $2, $2, 1)', [u.id, 1e15]);
+      await c.query("INSERT INTO api_keys (id, user_id, name, lookup, hash, created_at) VALUES ($1, $2, 'k', $1, 'h', 1)", [u.key, u.id]);
+      await c.query("INSERT INTO quota_counters (user_id, usage_type, period_start, used, leased) VALUES ($1, 'ai_chat', $2, 0, 1000000000)", [u.id, period]);
+      await c.query('INSERT INTO leases (pot, daemon_id, amount) VALUES ($1, $2, $3), ($4, $2, 1000000000)', [`1w:${u.id}`, daemon, 1e15, `2q:${u.id}:ai_chat:${period}`]);
+    }
+  });
+  // one PgBatcher per client, each fed a whole batch at once (one agw_book call per batch)
+  const consumed = { wallet: true, quota: true, budgets: [] };
+  const pool = [];
+  const fail = (o, m) => {
+    console.error(m, o.err?.message ?? o);
+    process.exit(1);
+  };
+  for (let i = 0; i < clients; i++) pool.push(new PgBatcher(db, { error: fail, warn: fail }, () => {}));
+  const book = (batcher) => {
+    const now = Date.now();
+    return Promise.all(Array.from({ length: batchSize }, (_, j) => batcher.push(booking(users[(seq + j) % users.length], now), consumed, daemon)));
+  };
+  for (const b of pool) for (let i = 0; i < 20; i++) await book(b); // warm: plans cached
+  const lsn0 = await on(dbName, async (c) => (await c.query('SELECT pg_current_wal_lsn() AS l')).rows[0].l);
+  const cpu0 = postgresCpuMs();
+  const t0 = performance.now();
+  let booked = 0;
+  await Promise.all(
+    pool.map(async (b) => {
+      while (performance.now() - t0 < seconds * 1000) {
+        await book(b);
+        booked += batchSize;
+      }
+    }),
+  );
+  const wallMs = performance.now() - t0;
+  const cpuMs = postgresCpuMs() - cpu0;
+  const walBytes = await on(dbName, async (c) => Number((await c.query('SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), $1) AS d', [lsn0])).rows[0].d));
+  const books = await on(dbName, async (c) => (await c.query("SELECT count(*)::int AS n, (SELECT count(*)::int FROM wallet_transactions WHERE type = 'usage') AS t FROM usage_records")).rows[0]);
+  const out = {
+    batch: batchSize,
+    clients,
+    users: userCount,
+    booked,
+    perSecond: round(booked / (wallMs / 1000), 0),
+    pgCpuUsPerCall: round((cpuMs * 1000) / booked, 1),
+    walBytesPerCall: round(walBytes / booked, 0),
+    batchMs: round(wallMs / (booked / batchSize / clients), 2),
+    recordsOk: books.n === booked + 20 * clients * batchSize,
+  };
+  await db.close();
+  console.log(a.json ? JSON.stringify(out) : Object.entries(out).map(([k, v]) => `${k}: ${v}`).join('\n'));
+} finally {
+  await on('postgres', (c) => c.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`)).catch(() => {});
+  rmSync(tmp, { recursive: true, force: true });
+}
