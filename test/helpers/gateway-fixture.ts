@@ -19,10 +19,11 @@ export interface GatewayFixture {
  * A real daemon whose two chat providers point at simulated upstreams on loopback. The
  * sims demand agw's provider keys (OPENAI_KEY / ANTHROPIC_KEY), so a call that reaches
  * them with anything else fails. `openaiKey/anthropicKey: false` leaves that provider
- * without a key; `chunkDelayMs` spaces out the sims' stream chunks.
+ * without a key; `chunkDelayMs` spaces out the sims' stream chunks; `store` picks the
+ * daemon's store (else the test matrix's).
  */
 export async function startGatewayFixture(
-  opts: { yaml?: string; env?: Record<string, string>; openaiKey?: boolean; anthropicKey?: boolean; chunkDelayMs?: number } = {},
+  opts: { yaml?: string; env?: Record<string, string>; openaiKey?: boolean; anthropicKey?: boolean; chunkDelayMs?: number; store?: string } = {},
 ): Promise<GatewayFixture> {
   const openai = await startOpenAiSim({ apiKey: OPENAI_KEY, chunkDelayMs: opts.chunkDelayMs });
   const anthropic = await startAnthropicSim({ apiKey: ANTHROPIC_KEY, chunkDelayMs: opts.chunkDelayMs });
@@ -33,7 +34,7 @@ export async function startGatewayFixture(
     ...(opts.anthropicKey === false ? {} : { AGW_PROVIDER_ANTHROPIC_KEY: ANTHROPIC_KEY }),
     ...opts.env,
   };
-  const d = await startTestDaemon({ yaml: opts.yaml, env });
+  const d = await startTestDaemon({ yaml: opts.yaml, env, store: opts.store });
   return {
     d,
     openai,

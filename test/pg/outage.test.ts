@@ -1,7 +1,7 @@
-import net from 'node:net';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
-import { PG_SERVER, createTestDatabase, type TestDatabase } from '../helpers/pg.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/pg.js';
+import { PgRelay } from '../helpers/pg-relay.js';
 
 /**
  * The database going away under a running daemon: requests answer 503 STORE_UNAVAILABLE
@@ -9,42 +9,15 @@ import { PG_SERVER, createTestDatabase, type TestDatabase } from '../helpers/pg.
  * recovers by itself when the database is back. The daemon reaches PostgreSQL through a
  * TCP relay that the test can cut.
  */
-class Relay {
-  private server?: net.Server;
-  private readonly sockets = new Set<net.Socket>();
-  port = 0;
-
-  async start(): Promise<void> {
-    const target = new URL(PG_SERVER);
-    this.server = net.createServer((client) => {
-      const upstream = net.connect(Number(target.port || 5432), target.hostname);
-      for (const s of [client, upstream]) {
-        this.sockets.add(s);
-        s.on('close', () => this.sockets.delete(s));
-        s.on('error', () => s.destroy());
-      }
-      client.pipe(upstream).pipe(client);
-    });
-    await new Promise<void>((r) => this.server!.listen(this.port, '127.0.0.1', r));
-    this.port = (this.server.address() as net.AddressInfo).port;
-  }
-
-  async cut(): Promise<void> {
-    const closed = new Promise<void>((r) => this.server!.close(() => r()));
-    for (const s of this.sockets) s.destroy();
-    await closed;
-  }
-}
-
 let tdb: TestDatabase;
-let relay: Relay;
+let relay: PgRelay;
 let d: TestDaemon;
 
 beforeAll(async () => {
   tdb = await createTestDatabase();
-  relay = new Relay();
+  relay = new PgRelay();
   await relay.start();
-  const store = tdb.url.replace(/127\.0\.0\.1:\d+|localhost:\d+/, `127.0.0.1:${relay.port}`);
+  const store = relay.through(tdb.url);
   expect(store).toContain(`:${relay.port}/`);
   d = await startTestDaemon({ store: `${store}?connect_timeout=1&pool_max=3` });
 });

@@ -23,14 +23,12 @@ interface Queued {
 
 /** Bookings per agw_book_v7 call at most. */
 const MAX_BATCH = 500;
-/** Transient failures (deadlock, serialization, a dropped connection) are retried this long. */
-const RETRY_FOR_MS = 2000;
 /**
- * A batch holding a streamed call keeps trying longer: the stream's content went out
- * before its booking, so giving up would leave a served call unbilled (a JSON call that
- * gives up is answered 503 and costs nothing).
+ * Transient failures (deadlock, serialization, a dropped connection) are retried this
+ * long. Then a JSON call is answered 503 and costs nothing, and a streamed call, served
+ * before its booking, is spooled to disk and booked later (pg-spool.ts).
  */
-const SERVED_RETRY_FOR_MS = 30_000;
+const RETRY_FOR_MS = 2000;
 
 /** SQLSTATE of agw_book_v7 / agw_lease_v7 when the daemon's leases were reclaimed. */
 export const LEASE_LOST = 'AGW01';
@@ -98,7 +96,6 @@ export class PgBatcher {
 
   private async apply(epoch: string, batch: Queued[]): Promise<void> {
     const started = Date.now();
-    const retryFor = batch.some((q) => q.b.stream) ? SERVED_RETRY_FOR_MS : RETRY_FOR_MS;
     for (;;) {
       try {
         const bodies = batch.filter((q) => q.b.bodies).map((q) => ({ id: q.b.id, createdAt: q.b.createdAt, ...q.b.bodies }));
@@ -113,8 +110,8 @@ export class PgBatcher {
         return;
       } catch (err) {
         const code = (err as { code?: string }).code ?? '';
-        const transient = code === '40001' || code === '40P01' || isStoreUnavailable(err);
-        if (transient && Date.now() - started < retryFor) {
+        const transient = isTransient(err);
+        if (transient && Date.now() - started < RETRY_FOR_MS) {
           this.stats.retries++;
           await new Promise((r) => setTimeout(r, 20 + Math.random() * 80));
           continue; // idempotent by usage id: a batch that did commit books nothing twice
@@ -135,6 +132,12 @@ export class PgBatcher {
       }
     }
   }
+}
+
+/** A failure that may pass: a deadlock, a serialization failure, a store out of reach. */
+export function isTransient(err: unknown): boolean {
+  const code = (err as { code?: string }).code ?? '';
+  return code === '40001' || code === '40P01' || isStoreUnavailable(err);
 }
 
 /** A booking as agw_book_v7 reads it: the Booking, its place, its month, the slices it consumed. */

@@ -5,7 +5,8 @@ import type { PgDb } from '../store/postgres.js';
 import type { Booking } from './bookings.js';
 import type { AdmitKey, AdmitRequest, Held, MoneyEngine, RateHeaders, Refusal } from './engine.js';
 import type { TierDef } from '../../shared/config/defaults.js';
-import { PgBatcher, LEASE_LOST, type Consumed } from './pg-batch.js';
+import { PgBatcher, LEASE_LOST, isTransient, type Consumed } from './pg-batch.js';
+import { PgSpool, SPOOL_RETRY_MS } from './pg-spool.js';
 import { potNames, type Need, type Pot, type PotKind, type WaitResult } from './pg-pots.js';
 import { leaseTiming, Slices, type LeaseTiming } from './pg-slices.js';
 import { monthKey, monthStart, nextMonthStart, type WalletState } from './wallets.js';
@@ -37,6 +38,9 @@ const NO_SLICE: Consumed = { wallet: false, quota: false, budgets: [] };
 export class PgMoney implements MoneyEngine {
   private readonly calls = new Map<string, CallHold>();
   private readonly batcher: PgBatcher;
+  /** bookings of served streams that PostgreSQL could not take in time */
+  private readonly spool: PgSpool;
+  private spoolTimer?: NodeJS.Timeout;
   /** this daemon's slices and the lease protocol */
   readonly slices: Slices;
 
@@ -44,7 +48,9 @@ export class PgMoney implements MoneyEngine {
     private readonly db: PgDb,
     log: Pick<Logger, 'error' | 'warn' | 'info'>,
     timing: LeaseTiming,
+    dataDir: string,
   ) {
+    this.spool = new PgSpool(dataDir, log);
     this.slices = new Slices(db, log, timing);
     this.batcher = new PgBatcher(db, log, (items) => {
       for (const { b, consumed, epoch } of items) if (epoch === this.slices.epoch) this.consumed(b, consumed, 'committed');
@@ -52,8 +58,13 @@ export class PgMoney implements MoneyEngine {
   }
 
   static async start(ctx: AppContext): Promise<PgMoney> {
-    const m = new PgMoney(ctx.db as PgDb, ctx.log, leaseTiming(ctx.config.gateway.leaseTtlMs));
+    const m = new PgMoney(ctx.db as PgDb, ctx.log, leaseTiming(ctx.config.gateway.leaseTtlMs), ctx.dataDir);
     await m.slices.start();
+    // what an earlier run (or a daemon no longer running) spooled, then every few seconds
+    const replay = () => void m.replaySpool().catch((err) => ctx.log.error({ err }, 'replaying spooled bookings failed'));
+    replay();
+    m.spoolTimer = setInterval(replay, SPOOL_RETRY_MS);
+    m.spoolTimer.unref();
     return m;
   }
 
@@ -252,15 +263,29 @@ export class PgMoney implements MoneyEngine {
     const epoch = h?.epoch ?? this.slices.epoch;
     if (epoch === this.slices.epoch) this.consumed(b, consumed, 'pending');
     try {
-      await this.batcher.push(b, consumed, epoch);
+      try {
+        await this.batcher.push(b, consumed, epoch);
+      } catch (err) {
+        if (epoch === this.slices.epoch) this.consumed(b, consumed, 'failed');
+        if ((err as { code?: string }).code !== LEASE_LOST) throw err;
+        // the store took this daemon for dead and returned its slices, this call's hold with
+        // them: the call was served, so it is booked all the same, under the new epoch and
+        // from no slice (the wallet pays what it has; the rest is written off, never below zero)
+        await this.bookAfterLoss(b, epoch);
+      }
     } catch (err) {
-      if (epoch === this.slices.epoch) this.consumed(b, consumed, 'failed');
-      if ((err as { code?: string }).code !== LEASE_LOST) throw err;
-      // the store took this daemon for dead and returned its slices, this call's hold with
-      // them: the call was served, so it is booked all the same, under the new epoch and
-      // from no slice (the wallet pays what it has; the rest is written off, never below zero)
-      await this.bookAfterLoss(b, epoch);
+      // a streamed call was served before its booking: PostgreSQL out of reach for longer
+      // than the batch's retries must not make it free. It is spooled to disk and booked
+      // later, from no slice, as above. (A JSON call that fails here is answered 503 and
+      // costs nothing.)
+      if (!b.stream || !isTransient(err)) throw err;
+      await this.spool.add(b);
     }
+  }
+
+  /** Books what was spooled (pg-spool.ts), under this daemon's identity and from no slice. */
+  private replaySpool(): Promise<number> {
+    return this.spool.replay((b) => this.batcher.push(b, NO_SLICE, this.slices.epoch));
   }
 
   async record(b: Booking): Promise<void> {
@@ -307,7 +332,8 @@ export class PgMoney implements MoneyEngine {
   }
 
   async close(): Promise<void> {
-    await this.batcher.drain();
+    clearInterval(this.spoolTimer);
+    await this.batcher.drain(); // what is spooled stays on disk for the next start
     await this.slices.stop();
   }
 
