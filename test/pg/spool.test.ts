@@ -1,7 +1,10 @@
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, test } from 'vitest';
+import { moneyOf } from '../../src/daemon/money/index.js';
+import type { PgMoney } from '../../src/daemon/money/pg-engine.js';
+import { potNames } from '../../src/daemon/money/pg-pots.js';
 import { startGatewayFixture, type GatewayFixture } from '../helpers/gateway-fixture.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/pg.js';
 import { PgRelay } from '../helpers/pg-relay.js';
@@ -43,17 +46,26 @@ async function until(check: () => Promise<boolean> | boolean, ms: number): Promi
 }
 
 const spoolDir = () => join(g.d.dataDir, 'pg-spool');
-/** the booking the first test spooled, as it was written */
-let first: { id: string; stream: boolean };
-function spooled(): { id: string; stream: boolean }[] {
-  let files: string[];
-  try {
-    files = readdirSync(spoolDir());
-  } catch {
-    return [];
-  }
-  return files.flatMap((f) => readFileSync(join(spoolDir(), f), 'utf8').split('\n').filter(Boolean)).map((l) => JSON.parse(l));
+interface Line {
+  b: { id: string; stream: boolean };
+  epoch: string;
 }
+/** The bookings in the spool files, once each (a round may be renaming a file meanwhile: read again). */
+function spooled(): Line['b'][] {
+  for (;;) {
+    try {
+      const files = readdirSync(spoolDir()).filter((f) => f.endsWith('.jsonl'));
+      const lines = files.flatMap((f) => readFileSync(join(spoolDir(), f), 'utf8').split('\n').filter(Boolean)).map((l) => JSON.parse(l) as Line);
+      return [...new Map(lines.map((l) => [l.b.id, l.b])).values()];
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+      if (!existsSync(spoolDir())) return [];
+    }
+  }
+}
+
+/** the booking the first test spooled, as it was written */
+let first: Line['b'];
 
 test('a stream whose booking PostgreSQL cannot take is spooled to disk, ends normally, and is booked once when the database is back', async () => {
   const u = await g.d.user({ tier: 'pro', balance: 3 });
@@ -76,7 +88,10 @@ test('a stream whose booking PostgreSQL cannot take is spooled to disk, ends nor
   }
   expect(text).toContain('[DONE]'); // the caller got the whole answer
   expect(spooled().map((b) => [b.id, b.stream])).toEqual([[id, true]]);
-  first = spooled()[0];
+  [first] = spooled();
+  // what the call spent of this daemon's wallet slice stays spoken for until it is booked
+  const pot = () => ((moneyOf(g.d.daemon.ctx) as unknown as Promise<PgMoney>).then((m) => m.slices.pots.get(potNames.wallet(u.id))!));
+  expect((await pot()).pending).toBe((first as unknown as { customerNano: number }).customerNano);
   expect((await admin.query('SELECT count(*)::int AS n FROM usage_records WHERE id = $1', [id])).rows[0].n).toBe(0);
 
   await relay.start(); // same port: the daemon's pool reconnects, the spool is tried again
@@ -97,17 +112,26 @@ test('a stream whose booking PostgreSQL cannot take is spooled to disk, ends nor
   expect(Number(wallet.allowance_used_nusd)).toBe(Number(tx.allowance));
   expect(Number(wallet.balance_nusd)).toBe(3_000_000_000 - (Number(tx.total) - Number(tx.allowance)));
   await until(() => spooled().length === 0, 10_000);
-  expect(readdirSync(spoolDir())).toEqual([]);
+  expect(readdirSync(spoolDir()).filter((f) => f.endsWith('.jsonl'))).toEqual([]);
+  expect((await pot()).pending).toBe(0); // and then taken off the slice, not given back to it
 });
 
-test("the spool files of a daemon no longer running are taken over and booked; a torn line is skipped, a booking already in the store is not booked twice", async () => {
+test("the spool files of a daemon that stopped are taken over and booked (a torn line skipped, a booking already stored not charged twice); a live daemon's are left alone", async () => {
   const again = first; // booked already
   const fresh = { ...first, id: `${first.id}x` };
   mkdirSync(spoolDir(), { recursive: true });
-  // pid 2^22 + 1 is above Linux's pid limit: no such process
-  writeFileSync(join(spoolDir(), '4194305-1.jsonl'), `${JSON.stringify(again)}\n${JSON.stringify(fresh)}\n{"id":"use_torn","us`);
+  // a daemon that left no sign of life: its file is taken over (one already booked, one new, a torn line)
+  const line = (b: unknown) => JSON.stringify({ b, consumed: { wallet: false, quota: false, budgets: [] }, epoch: 'dmn_gone' });
+  writeFileSync(join(spoolDir(), 'a-daemon-gone.jsonl'), `${line(again)}\n${line(fresh)}\n{"b":{"id":"use_torn","us`);
+  // and one that is alive (its mark is fresh): its file is left alone
+  writeFileSync(join(spoolDir(), 'a-daemon-alive.alive'), '');
+  writeFileSync(join(spoolDir(), 'a-daemon-alive.jsonl'), `${line({ ...first, id: `${first.id}y` })}\n`);
   await until(async () => (await admin.query('SELECT count(*)::int AS n FROM usage_records WHERE id = $1', [fresh.id])).rows[0].n === 1, 15_000);
-  await until(() => readdirSync(spoolDir()).length === 0, 10_000);
+  await until(() => !readdirSync(spoolDir()).includes('a-daemon-gone.jsonl') && spooled().length === 1, 10_000);
+  await new Promise((r) => setTimeout(r, 6000)); // another round: the live daemon's file is still there, unbooked
+  expect(spooled().map((b) => b.id)).toEqual([`${first.id}y`]);
+  expect(readdirSync(spoolDir())).toContain('a-daemon-alive.jsonl');
   const debits = (await admin.query('SELECT usage_id FROM wallet_transactions WHERE usage_id = ANY ($1) ORDER BY usage_id', [[again.id, fresh.id, 'use_torn']])).rows;
   expect(debits.map((r) => r.usage_id)).toEqual([again.id, fresh.id]);
+  expect((await admin.query('SELECT count(*)::int AS n FROM usage_records WHERE id = $1', [`${first.id}y`])).rows[0].n).toBe(0);
 });

@@ -263,29 +263,40 @@ export class PgMoney implements MoneyEngine {
     const epoch = h?.epoch ?? this.slices.epoch;
     if (epoch === this.slices.epoch) this.consumed(b, consumed, 'pending');
     try {
-      try {
-        await this.batcher.push(b, consumed, epoch);
-      } catch (err) {
-        if (epoch === this.slices.epoch) this.consumed(b, consumed, 'failed');
-        if ((err as { code?: string }).code !== LEASE_LOST) throw err;
-        // the store took this daemon for dead and returned its slices, this call's hold with
-        // them: the call was served, so it is booked all the same, under the new epoch and
-        // from no slice (the wallet pays what it has; the rest is written off, never below zero)
-        await this.bookAfterLoss(b, epoch);
-      }
+      await this.batcher.push(b, consumed, epoch);
     } catch (err) {
-      // a streamed call was served before its booking: PostgreSQL out of reach for longer
-      // than the batch's retries must not make it free. It is spooled to disk and booked
-      // later, from no slice, as above. (A JSON call that fails here is answered 503 and
-      // costs nothing.)
-      if (!b.stream || !isTransient(err)) throw err;
-      await this.spool.add(b);
+      const code = (err as { code?: string }).code;
+      if (b.stream && code !== LEASE_LOST && isTransient(err)) {
+        // a streamed call was served before its booking: PostgreSQL out of reach for longer
+        // than the batch's retries must not make it free. It is spooled to disk and booked
+        // later; what it consumed of the slices stays pending meanwhile, so nobody spends
+        // it twice. (A JSON call that fails here is answered 503 and costs nothing.)
+        await this.spool.add({ b, consumed, epoch });
+        return;
+      }
+      if (epoch === this.slices.epoch) this.consumed(b, consumed, 'failed');
+      if (code !== LEASE_LOST) throw err;
+      // the store took this daemon for dead and returned its slices, this call's hold with
+      // them: the call was served, so it is booked all the same, under the new epoch and
+      // from no slice (the wallet pays what it has; the rest is written off, never below zero)
+      try {
+        await this.bookAfterLoss(b, epoch);
+      } catch (again) {
+        if (!b.stream || !isTransient(again)) throw again;
+        await this.spool.add({ b, consumed: NO_SLICE, epoch }); // booked from no slice later
+      }
     }
   }
 
-  /** Books what was spooled (pg-spool.ts), under this daemon's identity and from no slice. */
+  /**
+   * Books what was spooled (pg-spool.ts): against the slices it was admitted against
+   * while they are still this daemon's, else (the daemon was taken for dead meanwhile, or
+   * it is another run's) under this daemon's identity from no slice.
+   */
   private replaySpool(): Promise<number> {
-    return this.spool.replay((b) => this.batcher.push(b, NO_SLICE, this.slices.epoch));
+    return this.spool.replay(({ b, consumed, epoch }) =>
+      epoch === this.slices.epoch ? this.batcher.push(b, consumed, epoch) : this.batcher.push(b, NO_SLICE, this.slices.epoch),
+    );
   }
 
   async record(b: Booking): Promise<void> {
@@ -333,7 +344,8 @@ export class PgMoney implements MoneyEngine {
 
   async close(): Promise<void> {
     clearInterval(this.spoolTimer);
-    await this.batcher.drain(); // what is spooled stays on disk for the next start
+    await this.spool.idle();
+    await this.batcher.drain(); // what is still spooled stays on disk for the next start
     await this.slices.stop();
   }
 

@@ -1,124 +1,164 @@
-import { mkdir, open, readdir, readFile, rename, unlink } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
+import { mkdir, open, readdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Booking } from './bookings.js';
+import type { Consumed } from './pg-batch.js';
 
-/** How often spooled bookings are tried again. */
+/** How often spooled bookings are tried again (and a daemon says it is alive). */
 export const SPOOL_RETRY_MS = 5000;
+/** A spool whose daemon has not said it is alive for this long is taken over. */
+const STALE_MS = 60_000;
+
+/** A spooled booking: the call, and the slices it was admitted against (under `epoch`). */
+export interface Spooled {
+  b: Booking;
+  consumed: Consumed;
+  epoch: string;
+}
 
 /**
  * Bookings of streamed calls that PostgreSQL could not take (pg-batch.ts gave up after
  * its retries): the stream's content went out before its booking, so the call was
- * served and must be billed. Each is appended to a file of this daemon in
- * `<data>/pg-spool/` and synced before the stream ends, then booked again every few
- * seconds and at the next start (from no slice: its slices went back with the lease;
- * idempotent by usage id, so a booking that did land is not booked twice). A file is
- * deleted once every booking in it was booked. Files of daemons no longer running on
- * this machine are taken over by the next daemon that starts on the same data directory.
+ * served and must be billed. Each is appended to this daemon's file in `<data>/pg-spool/`
+ * and synced before the stream ends, then booked again every few seconds and at the next
+ * start (idempotent by usage id: a booking that did land is not booked twice).
+ *
+ * Files are named after a random id per daemon process, and each daemon touches
+ * `<id>.alive` at every round; the files of a daemon silent for a minute are taken over by
+ * a rename (atomic: of two daemons one wins), so daemons sharing a data directory, even
+ * on several machines or in containers, leave each other's files alone. A round stops at
+ * the first booking that fails and writes what is left back into the file it took.
  */
 export class PgSpool {
   private readonly dir: string;
-  private readonly own: string;
+  private readonly own = randomUUID();
   private claims = 0;
-  /** appends and replays of this daemon, one at a time */
-  private chain: Promise<unknown> = Promise.resolve();
+  /** appends to this daemon's file, and taking that file for a round, one at a time */
+  private fileLock: Promise<unknown> = Promise.resolve();
+  private round: Promise<number> | null = null;
 
   constructor(
     dataDir: string,
     private readonly log: Pick<Logger, 'warn' | 'error'>,
   ) {
     this.dir = join(dataDir, 'pg-spool');
-    this.own = `${process.pid}-${Date.now()}`;
   }
 
-  /** Appends `b` to this daemon's file and syncs it. */
-  add(b: Booking): Promise<void> {
-    return this.serial(async () => {
+  /** Appends a booking to this daemon's file and syncs it. */
+  add(s: Spooled): Promise<void> {
+    return this.withFile(async () => {
       await mkdir(this.dir, { recursive: true });
-      const f = await open(join(this.dir, `${this.own}.jsonl`), 'a', 0o600);
-      try {
-        await f.write(`${JSON.stringify({ ...b, bodies: undefined })}\n`);
-        await f.datasync();
-      } finally {
-        await f.close();
-      }
-      this.log.warn({ usageId: b.id }, 'PostgreSQL could not take the booking of a served call: spooled to disk, booked when it can');
+      await this.touch();
+      await appendSynced(join(this.dir, `${this.own}.jsonl`), `${JSON.stringify(s)}\n`);
+      this.log.warn({ usageId: s.b.id }, 'PostgreSQL could not take the booking of a served call: spooled to disk, booked when it can');
     });
   }
 
   /**
-   * Books every spooled booking this daemon may take (its own, and those of daemons that
-   * no longer run here); a file goes once all of its bookings were booked. Returns how
-   * many were booked.
+   * One round: books what this daemon spooled and what silent daemons left. A round
+   * already running is not started again. Returns how many bookings were booked.
    */
-  replay(book: (b: Booking) => Promise<void>): Promise<number> {
-    return this.serial(async () => {
-      let names: string[];
-      try {
-        names = await readdir(this.dir);
-      } catch {
-        return 0; // nothing was ever spooled here
-      }
-      let booked = 0;
-      for (const name of names.filter((n) => n.endsWith('.jsonl'))) {
-        const owner = Number(name.split('-')[0]);
-        const mine = name.startsWith(`${this.own}.`) || name.startsWith(`${this.own}-`);
-        // another daemon's, unless it stopped (a pid equal to ours is an earlier process's)
-        if (!mine && owner !== process.pid && alive(owner)) continue;
-        // take the file over (a rename is atomic: of two daemons starting at once one wins;
-        // this daemon's next spooled booking starts a new file of its own)
-        const claimed = join(this.dir, `${this.own}-claim${++this.claims}.jsonl`);
-        try {
-          await rename(join(this.dir, name), claimed);
-        } catch {
-          continue;
-        }
-        const lines = (await readFile(claimed, 'utf8')).split('\n').filter((l) => l.trim());
-        const left: string[] = [];
-        for (const line of lines) {
-          let b: Booking;
-          try {
-            b = JSON.parse(line) as Booking;
-          } catch {
-            continue; // a line torn by a crash mid-write: its call's stream never ended
-          }
-          try {
-            await book(b);
-            booked++;
-          } catch (err) {
-            left.push(line);
-            this.log.error({ err, usageId: b.id }, 'a spooled booking could not be booked yet');
-          }
-        }
-        if (left.length) {
-          // what is left goes back to this daemon's own file, tried again at the next round
-          const f = await open(join(this.dir, `${this.own}.jsonl`), 'a', 0o600);
-          try {
-            await f.write(left.map((l) => `${l}\n`).join(''));
-            await f.datasync();
-          } finally {
-            await f.close();
-          }
-        }
-        await unlink(claimed);
-      }
-      return booked;
+  replay(book: (s: Spooled) => Promise<void>): Promise<number> {
+    this.round ??= this.replayOnce(book).finally(() => {
+      this.round = null;
     });
+    return this.round;
   }
 
-  private serial<T>(fn: () => Promise<T>): Promise<T> {
-    const next = this.chain.then(fn, fn);
-    this.chain = next.catch(() => undefined);
+  /** Waits for a round that is running. */
+  async idle(): Promise<void> {
+    await this.round?.catch(() => 0);
+  }
+
+  private async replayOnce(book: (s: Spooled) => Promise<void>): Promise<number> {
+    let names: string[];
+    try {
+      names = await readdir(this.dir);
+    } catch {
+      return 0; // nothing was ever spooled here
+    }
+    await this.touch();
+    let booked = 0;
+    // `<id>.jsonl`: a daemon's own file; `<id>~<n>.jsonl`: a file daemon <id> took for a round
+    const ownerOf = (name: string) => name.split(/[.~]/)[0];
+    for (const name of names.filter((n) => n.endsWith('.jsonl'))) {
+      const owner = ownerOf(name);
+      if (owner !== this.own && !(await this.silent(owner))) continue;
+      let file = join(this.dir, name);
+      if (owner !== this.own || name === `${this.own}.jsonl`) {
+        // take it: new appends of its writer (this daemon, or none) start a new file
+        const claimed = join(this.dir, `${this.own}~${++this.claims}.jsonl`);
+        if (!(await this.withFile(() => rename(file, claimed).then(() => true, () => false)))) continue;
+        file = claimed;
+      }
+      const r = await this.bookFile(file, book);
+      booked += r.booked;
+      if (r.stopped) return booked; // the store still refuses: the next round goes on
+    }
+    // the marks of daemons that left nothing behind
+    for (const name of names.filter((n) => n.endsWith('.alive'))) {
+      const owner = ownerOf(name);
+      if (owner !== this.own && !names.some((n) => n.endsWith('.jsonl') && ownerOf(n) === owner) && (await this.silent(owner))) {
+        await unlink(join(this.dir, name)).catch(() => undefined);
+      }
+    }
+    return booked;
+  }
+
+  /** Books a taken file's lines in order; stops at the first failure and keeps the rest in it. */
+  private async bookFile(file: string, book: (s: Spooled) => Promise<void>): Promise<{ booked: number; stopped: boolean }> {
+    const lines = (await readFile(file, 'utf8')).split('\n').filter((l) => l.trim());
+    let booked = 0;
+    for (let i = 0; i < lines.length; i++) {
+      let s: Spooled;
+      try {
+        s = JSON.parse(lines[i]) as Spooled;
+      } catch {
+        continue; // a line torn by a crash mid-write: its stream never ended
+      }
+      try {
+        await book(s);
+        booked++;
+      } catch (err) {
+        this.log.error({ err, usageId: s.b?.id }, 'a spooled booking could not be booked yet: tried again in a few seconds');
+        // what is left replaces the file at once (write, then rename over it)
+        const tmp = `${file}.tmp`;
+        await writeFile(tmp, lines.slice(i).map((l) => `${l}\n`).join(''), { mode: 0o600, flush: true });
+        await rename(tmp, file);
+        return { booked, stopped: true };
+      }
+    }
+    await unlink(file);
+    return { booked, stopped: false };
+  }
+
+  /** Whether the daemon `owner` has not said it is alive for STALE_MS. */
+  private async silent(owner: string): Promise<boolean> {
+    try {
+      return Date.now() - (await stat(join(this.dir, `${owner}.alive`))).mtimeMs > STALE_MS;
+    } catch {
+      return true;
+    }
+  }
+
+  private async touch(): Promise<void> {
+    await writeFile(join(this.dir, `${this.own}.alive`), '', { mode: 0o600 }).catch(() => undefined);
+  }
+
+  private withFile<T>(fn: () => Promise<T>): Promise<T> {
+    const next = this.fileLock.then(fn, fn);
+    this.fileLock = next.catch(() => undefined);
     return next;
   }
 }
 
-function alive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
+async function appendSynced(path: string, text: string): Promise<void> {
+  const f = await open(path, 'a', 0o600);
   try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
+    await f.write(text);
+    await f.datasync();
+  } finally {
+    await f.close();
   }
 }
