@@ -117,11 +117,12 @@ export class PgSpool {
       } catch {
         continue; // a line torn by a crash mid-write: its stream never ended
       }
+      if (typeof s?.b?.id !== 'string' || !s.consumed) continue; // not a spooled booking
       try {
         await book(s);
         booked++;
       } catch (err) {
-        this.log.error({ err, usageId: s.b?.id }, 'a spooled booking could not be booked yet: tried again in a few seconds');
+        this.log.error({ err, usageId: s.b.id }, 'a spooled booking could not be booked yet: tried again in a few seconds');
         // what is left replaces the file at once (write, then rename over it)
         const tmp = `${file}.tmp`;
         await writeFile(tmp, lines.slice(i).map((l) => `${l}\n`).join(''), { mode: 0o600, flush: true });
