@@ -4,12 +4,11 @@
 // the same function and payload the daemon uses (money/pg-batch.ts). Prints PostgreSQL
 // CPU (every server process, WAL writer included), WAL bytes and wall time per booked call.
 // `npm run build && node bench/pg-book.js [--batch 20] [--clients 2] [--users 1] [--seconds 5] [--json]`
-import { readdirSync, readFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { readFileSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import pg from 'pg';
-import { cpuMsOf } from './procs.js';
+import { PG_SERVER, onDatabase as on, postgresCpuMs } from './pg.js';
 import { round } from './stats.js';
 import { openAndMigrate } from '../dist/daemon/store/open.js';
 import { PgBatcher } from '../dist/daemon/money/pg-batch.js';
@@ -22,32 +21,7 @@ const batchSize = Number(a.batch ?? 20);
 const clients = Number(a.clients ?? 2);
 const userCount = Number(a.users ?? 1);
 const seconds = Number(a.seconds ?? 5);
-const SERVER = (process.env.AGW_TEST_PG ?? 'postgres://postgres@127.0.0.1:5432').replace(/\/+$/, '');
 const dbName = `agw_book_${process.pid}`;
-
-async function on(database, fn) {
-  const c = new pg.Client({ connectionString: `${SERVER}/${database}` });
-  await c.connect();
-  try {
-    return await fn(c);
-  } finally {
-    await c.end();
-  }
-}
-
-function postgresCpuMs() {
-  let ms = 0;
-  for (const pid of readdirSync('/proc')) {
-    if (!/^\d+$/.test(pid)) continue;
-    try {
-      if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() !== 'postgres') continue;
-    } catch {
-      continue;
-    }
-    ms += cpuMsOf(pid) ?? 0;
-  }
-  return ms;
-}
 
 const users = Array.from({ length: userCount }, (_, i) => ({ id: `usr_bench_${i}`, key: `key_bench_${i}` }));
 let seq = 0;
@@ -94,7 +68,7 @@ const tmp = mkdtempSync(join(os.tmpdir(), 'agw-bench-book-'));
 try {
   await on('postgres', (c) => c.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`));
   await on('postgres', (c) => c.query(`CREATE DATABASE ${dbName}`));
-  const url = `${SERVER}/${dbName}`;
+  const url = `${PG_SERVER}/${dbName}`;
   const { db } = await openAndMigrate({ store: url, dataDir: tmp });
   // --sql FILE: SQL run after the migrations (to try a change to the schema or the function)
   if (a.sql) await on(dbName, (c) => c.query(readFileSync(a.sql, 'utf8')));

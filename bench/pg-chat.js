@@ -6,12 +6,13 @@
 // Needs PostgreSQL (AGW_TEST_PG, default postgres://postgres@127.0.0.1:5432, trust auth,
 // on this machine: its processes' CPU is read from /proc); each run makes and drops its
 // own database. Figures are ratios against the SQLite leg of the same run.
-import { mkdirSync, mkdtempSync, rmSync, appendFileSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, appendFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { runLoad } from './load.js';
+import { PG_SERVER, onDatabase, postgresCpuMs } from './pg.js';
 import { cpuMsOf, seedUser, seedUsers, startDaemonProcess, startMockProcess, writeAgwConfig } from './procs.js';
 import { buildScenarios } from './scenarios.js';
 import { runSequential } from './sequential.js';
@@ -36,36 +37,11 @@ const opts = {
   warmup: smoke ? 10 : 300,
   users: smoke ? 4 : 20,
 };
-const SERVER = (process.env.AGW_TEST_PG ?? 'postgres://postgres@127.0.0.1:5432').replace(/\/+$/, '');
+const maintenance = (sql) => onDatabase('postgres', (c) => c.query(sql));
 const PARAMS = a['async-commit'] ? '?options=-c%20synchronous_commit%3Doff' : '';
 /** which legs run (all by default): sqlite, x1, x2, x3, kill */
 const legs = new Set((a.legs ?? 'sqlite,x1,x2,x3,kill').split(','));
 const log = (m) => process.stderr.write(`[bench:pg] ${m}\n`);
-
-async function maintenance(sql) {
-  const c = new pg.Client({ connectionString: `${SERVER}/postgres` });
-  await c.connect();
-  try {
-    await c.query(sql);
-  } finally {
-    await c.end();
-  }
-}
-
-/** CPU ms used so far by every PostgreSQL server process of this machine (backends, WAL writer, checkpointer). */
-function postgresCpuMs() {
-  let ms = 0;
-  for (const pid of readdirSync('/proc')) {
-    if (!/^\d+$/.test(pid)) continue;
-    try {
-      if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() !== 'postgres') continue;
-    } catch {
-      continue;
-    }
-    ms += cpuMsOf(pid) ?? 0;
-  }
-  return ms;
-}
 
 /** The books of a PostgreSQL store: one finalized record, one debit and one quota unit per served call; no slice left. */
 async function bookkeeping(url, userIds, ok) {
@@ -180,7 +156,7 @@ try {
     if (!legs.has(name.replace('postgres-', '').replace('x3-', ''))) continue;
     await maintenance(`DROP DATABASE IF EXISTS ${db} WITH (FORCE)`);
     await maintenance(`CREATE DATABASE ${db}`);
-    results.legs.push(await leg(name, mock.url, tmp, { store: `${SERVER}/${db}${PARAMS}`, daemons, kill }));
+    results.legs.push(await leg(name, mock.url, tmp, { store: `${PG_SERVER}/${db}${PARAMS}`, daemons, kill }));
   }
 } catch (e) {
   results.problems.push(String(e?.stack ?? e));

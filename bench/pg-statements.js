@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync, appendFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import pg from 'pg';
+import { PG_SERVER, onDatabase as on } from './pg.js';
 import { runLoad } from './load.js';
 import { seedUser, startDaemonProcess, startMockProcess, writeAgwConfig } from './procs.js';
 import { buildScenarios } from './scenarios.js';
@@ -19,19 +19,8 @@ import { round } from './stats.js';
 const { values: a } = parseArgs({
   options: { daemons: { type: 'string' }, duration: { type: 'string' }, connections: { type: 'string' }, sequential: { type: 'boolean' }, json: { type: 'boolean' } },
 });
-const SERVER = (process.env.AGW_TEST_PG ?? 'postgres://postgres@127.0.0.1:5432').replace(/\/+$/, '');
 const dbName = `agw_stmts_${process.pid}`;
 const daemons = Number(a.daemons ?? 1);
-
-async function on(database, fn) {
-  const c = new pg.Client({ connectionString: `${SERVER}/${database}` });
-  await c.connect();
-  try {
-    return await fn(c);
-  } finally {
-    await c.end();
-  }
-}
 
 const tmp = mkdtempSync(join(os.tmpdir(), 'agw-bench-stmts-'));
 const procs = [];
@@ -41,7 +30,7 @@ try {
   await on('postgres', (c) => c.query(`CREATE DATABASE ${dbName}`));
   mock = await startMockProcess();
   const configFile = writeAgwConfig(tmp, mock.url);
-  appendFileSync(configFile, `store: "${SERVER}/${dbName}"\n`);
+  appendFileSync(configFile, `store: "${PG_SERVER}/${dbName}"\n`);
   const user = await seedUser(tmp, configFile, { email: 'stmts@example.com', password: 'bench-password-1' });
   for (let i = 0; i < daemons; i++) procs.push(await startDaemonProcess({ dataDir: tmp, configFile }));
   const scs = procs.map((p) => buildScenarios({ mock: mock.url, forwarder: mock.url, agw: p.url }, user.key).chat);
