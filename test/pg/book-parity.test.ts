@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { applyBookings, type Booking } from '../../src/daemon/money/bookings.js';
 import { PgBatcher } from '../../src/daemon/money/pg-batch.js';
+import { BOOKING_FIELDS, bookingArray } from '../../src/daemon/money/pg-book.js';
 import { quotaPeriod } from '../../src/daemon/money/quotas.js';
 import { credit } from '../../src/daemon/money/wallets.js';
 import type { Db } from '../../src/daemon/store/db.js';
@@ -23,6 +24,8 @@ const OCT_30 = Date.UTC(2026, 9, 30, 12);
 const NOV_1 = Date.UTC(2026, 10, 1, 0, 30);
 const ALLOWANCE = usdToNano(0.01);
 const USERS = ['usr_parity_a', 'usr_parity_b'];
+/** Caller-chosen text (a model name) as the batch carries it: quotes, escapes, separators, spaces, 'NULL'. */
+const AWKWARD = ['gpt-4o-mini', 'a "quoted" model', 'back\\slash\\', '(paren),comma', '{brace}', ' NULL ', '', 'NULL', "it's", 'tab\tand\nnewline', 'émoji 🦊', '\\"', '"'];
 const KEYS = ['key_parity_a', 'key_parity_b'];
 
 let tdb: TestDatabase;
@@ -54,7 +57,7 @@ function bookings(): Booking[] {
       usageType: 'ai_chat',
       endpoint: i % 3 ? 'proxy' : 'chat',
       providerId: i % 4 ? 'openai' : 'anthropic',
-      model: 'gpt-4o-mini',
+      model: AWKWARD[i % AWKWARD.length],
       alias: null,
       projectId: i % 5 ? null : 'prj_x',
       periodKey: quotaPeriod(at).key,
@@ -72,7 +75,7 @@ function bookings(): Booking[] {
       writtenOffNano: 0,
       settledAt: at,
       monthlyAllowance: ALLOWANCE,
-      description: `test ${i}`,
+      description: `test ${i}: ${AWKWARD[(i + 3) % AWKWARD.length]}`,
       stream: i % 2 === 0,
       answerStatus: charged ? 200 : status === 'failed' ? 503 : 402,
       errorCode: charged ? null : status === 'failed' ? 'UPSTREAM_UNREACHABLE' : 'INSUFFICIENT_FUNDS',
@@ -162,6 +165,45 @@ describe('agw_book_v7 books what applyBookings books', () => {
     expect(expected.transactions.filter((t) => t.user_id === user).map((t) => t.balance_after_nusd)).toEqual(
       calls.filter((b) => b.status === 'finalized').map(() => 5),
     );
+  });
+});
+
+describe('the batch as an array of rows (bookingArray)', () => {
+  test('every field arrives as sent, whatever the text holds', async () => {
+    const pool = ['"', '\\', ',', '(', ')', '{', '}', ' ', "'", 'N', 'U', 'L', 'x', '\n', '\t', 'é', '🦊', '\0', '[', ':'];
+    let seed = 7;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31);
+    const texts = [...AWKWARD, '\0', 'a\0b', ...Array.from({ length: 200 }, () => Array.from({ length: next() % 12 }, () => pool[next() % pool.length]).join(''))];
+    const rows = texts.map((t, i) => ({
+      ord: i, id: `use_arr_${i}`, userId: t, keyId: i % 2 ? null : t, model: t, description: t, budgets: i % 3 ? [] : [{ keyId: t, period: 'M2026-11', leased: i % 2 === 0 }],
+      createdAt: 1_700_000_000_000 + i, units: i / 7, latencyMs: i % 5 ? 1.25 : null, stream: i % 2 === 1, rawNano: 9_007_199_254_740_991 - i,
+    }));
+    const got = await pgDb.all<Record<string, unknown>>(
+      `SELECT (r).ord, (r)."userId", (r)."keyId", (r).model, (r).description, (r).budgets::text AS budgets, (r)."createdAt", (r).units,
+              (r)."latencyMs", (r).stream, (r)."rawNano", (r)."errorCode" FROM unnest(?::agw_booking_v7[]) AS r ORDER BY (r).ord`,
+      [bookingArray(rows)],
+    );
+    const text = (t: string) => t.replaceAll('\0', '\uFFFD'); // PostgreSQL text holds no NUL: it arrives as U+FFFD
+    expect(got.map((g) => ({ ...g, budgets: JSON.parse(g.budgets as string), createdAt: Number(g.createdAt), rawNano: String(g.rawNano) }))).toEqual(
+      rows.map((r) => ({
+        ord: r.ord, userId: text(r.userId), keyId: r.keyId === null ? null : text(r.keyId), model: text(r.model), description: text(r.description),
+        budgets: r.budgets.map((b) => ({ ...b, keyId: text(b.keyId) })), createdAt: r.createdAt, units: r.units, latencyMs: r.latencyMs,
+        stream: r.stream, rawNano: String(r.rawNano), errorCode: null,
+      })),
+    );
+    expect(BOOKING_FIELDS).toContain('leasedQuota');
+  });
+
+  test('agw_book_v7, for a daemon of the previous version, books a JSON batch the same way', async () => {
+    const calls = bookings()
+      .filter((b) => b.status === 'finalized')
+      .slice(0, 4)
+      .map((b, ord) => ({ ...b, id: b.id.replace('use_p', 'use_j'), ord, month: '2026-11', monthStart: NOV_1, leasedWallet: false, leasedQuota: false }));
+    const before = await pgDb.get<{ n: number }>("SELECT count(*)::int AS n FROM wallet_transactions WHERE usage_id LIKE 'use_j%'");
+    const rows = await pgDb.all<{ n: number }>('SELECT agw_book_v7(?, ?::jsonb) AS n', ['d_parity', JSON.stringify(calls)]);
+    expect(rows[0].n).toBe(4);
+    expect((await pgDb.get<{ n: number }>("SELECT count(*)::int AS n FROM wallet_transactions WHERE usage_id LIKE 'use_j%'"))?.n).toBe((before?.n ?? 0) + 4);
+    expect((await pgDb.all<{ model: string }>("SELECT model FROM usage_records WHERE id LIKE 'use_j%' ORDER BY id")).map((r) => r.model)).toEqual(calls.map((c) => c.model));
   });
 });
 

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { PgDb } from '../store/postgres.js';
 import { isStoreUnavailable } from '../store/errors.js';
 import type { Booking } from './bookings.js';
+import { bookingArray } from './pg-book.js';
 import { potNames } from './pg-pots.js';
 import { monthKey, monthStart } from './wallets.js';
 
@@ -21,7 +22,7 @@ interface Queued {
   done: (err?: unknown) => void;
 }
 
-/** Bookings per agw_book_v7 call at most. */
+/** Bookings per agw_book_v11 call at most. */
 const MAX_BATCH = 500;
 /**
  * Transient failures (deadlock, serialization, a dropped connection) are retried this
@@ -30,12 +31,12 @@ const MAX_BATCH = 500;
  */
 const RETRY_FOR_MS = 2000;
 
-/** SQLSTATE of agw_book_v7 / agw_lease_v7 when the daemon's leases were reclaimed. */
+/** SQLSTATE of agw_book_v11 / agw_lease_v7 when the daemon's leases were reclaimed. */
 export const LEASE_LOST = 'AGW01';
 
 /**
  * Group commit of settled calls on PostgreSQL: every booking of an event-loop turn, and
- * every booking that arrives while a batch commits, goes into the next agw_book_v7 call
+ * every booking that arrives while a batch commits, goes into the next agw_book_v11 call
  * (one round trip, one transaction: pg-book.ts). A call's promise settles once its
  * batch committed, so an answer goes out only when its booking is in the store. Under
  * load a batch holds many calls: far less than one round trip per call.
@@ -98,11 +99,12 @@ export class PgBatcher {
     const started = Date.now();
     for (;;) {
       try {
+        const rows = bookingArray(batch.map(row));
         const bodies = batch.filter((q) => q.b.bodies).map((q) => ({ id: q.b.id, createdAt: q.b.createdAt, ...q.b.bodies }));
         if (bodies.length) {
-          // logs.bodies: the kept bodies go with the batch, in the same call (agw_book_v9, migration 9)
-          await this.db.call('agw_book_bodies', 'SELECT agw_book_v9($1, $2::jsonb, $3::jsonb) AS n', [epoch, JSON.stringify(batch.map(row)), JSON.stringify(bodies)]);
-        } else await this.db.call('agw_book', 'SELECT agw_book_v7($1, $2::jsonb) AS n', [epoch, JSON.stringify(batch.map(row))]);
+          // logs.bodies: the kept bodies go with the batch, in the same call
+          await this.db.call('agw_book_bodies', 'SELECT agw_book_v11($1, $2::agw_booking_v7[], $3::jsonb) AS n', [epoch, rows, JSON.stringify(bodies)]);
+        } else await this.db.call('agw_book', 'SELECT agw_book_v11($1, $2::agw_booking_v7[]) AS n', [epoch, rows]);
         this.stats.batches++;
         this.stats.bookings += batch.length;
         this.committed(batch);
@@ -140,11 +142,11 @@ export function isTransient(err: unknown): boolean {
   return code === '40001' || code === '40P01' || isStoreUnavailable(err);
 }
 
-/** A booking as agw_book_v7 reads it: the Booking, its place, its month, the slices it consumed. */
+/** A booking as agw_book_v11 reads it: the Booking, its place, its month, the slices it consumed. */
 function row(q: Queued, ord: number) {
   return {
     ...q.b,
-    bodies: undefined, // sent apart (agw_book_v9)
+    bodies: undefined, // sent apart
     ord,
     month: monthKey(q.b.settledAt),
     monthStart: monthStart(q.b.settledAt),

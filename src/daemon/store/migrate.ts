@@ -17,6 +17,7 @@ import { SCHEMA_PG_V7_MONEY } from './schema-pg-v7-money.js';
 import { SCHEMA_PG_V8_KEYS } from './schema-pg-v8-keys.js';
 import { SCHEMA_PG_V9_REQUEST_LOG } from './schema-pg-v9-request-log.js';
 import { SCHEMA_PG_V10_BOOK } from './schema-pg-v10-book.js';
+import { SCHEMA_PG_V11_BOOK } from './schema-pg-v11-book.js';
 
 export interface Migration {
   version: number;
@@ -37,6 +38,7 @@ export const MIGRATIONS: Migration[] = [
   { version: 8, name: 'keys with limits', sqlite: SCHEMA_V8_KEYS, postgres: SCHEMA_PG_V8_KEYS },
   { version: 9, name: 'request log indexes, bodies and retention', sqlite: SCHEMA_V9_REQUEST_LOG, postgres: SCHEMA_PG_V9_REQUEST_LOG },
   { version: 10, name: 'bookings without a per-row account check (PostgreSQL)', sqlite: '', postgres: SCHEMA_PG_V10_BOOK },
+  { version: 11, name: 'bookings as an array of rows, not JSON (PostgreSQL)', sqlite: '', postgres: SCHEMA_PG_V11_BOOK },
 ];
 
 export const SCHEMA_VERSION = Math.max(...MIGRATIONS.map((m) => m.version));
