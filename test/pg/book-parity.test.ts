@@ -14,7 +14,7 @@ import { createTestDatabase, type TestDatabase } from '../helpers/pg.js';
 
 /**
  * One set of booking rules, two implementations: SQLite applies a batch with
- * applyBookings (money/bookings.ts), PostgreSQL with agw_book_v7 (money/pg-book.ts,
+ * applyBookings (money/bookings.ts), PostgreSQL with agw_book_v11 (money/pg-book.ts,
  * one round trip). The same bookings must give the same books on both: records, wallet
  * transactions (allowance first, a new allowance at a month's start, balance after each,
  * a charge the wallet cannot cover written off), quota counters, key budgets and both
@@ -127,7 +127,7 @@ afterAll(async () => {
   await tdb?.drop();
 });
 
-describe('agw_book_v7 books what applyBookings books', () => {
+describe('agw_book_v11 books what applyBookings books', () => {
   test('the same bookings, in two batches with an overlap, give the same books on SQLite and PostgreSQL', async () => {
     const all = bookings();
     await lite.tx((q) => applyBookings(q, all.slice(0, 12)));
