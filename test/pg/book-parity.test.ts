@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { applyBookings, type Booking } from '../../src/daemon/money/bookings.js';
 import { PgBatcher } from '../../src/daemon/money/pg-batch.js';
-import { BOOKING_FIELDS, bookingArray } from '../../src/daemon/money/pg-book.js';
+import { BOOKING_FIELDS, bookingArray, checkBookingType } from '../../src/daemon/money/pg-book.js';
 import { quotaPeriod } from '../../src/daemon/money/quotas.js';
 import { credit } from '../../src/daemon/money/wallets.js';
 import type { Db } from '../../src/daemon/store/db.js';
@@ -176,7 +176,7 @@ describe('the batch as an array of rows (bookingArray)', () => {
     const texts = [...AWKWARD, '\0', 'a\0b', ...Array.from({ length: 200 }, () => Array.from({ length: next() % 12 }, () => pool[next() % pool.length]).join(''))];
     const rows = texts.map((t, i) => ({
       ord: i, id: `use_arr_${i}`, userId: t, keyId: i % 2 ? null : t, model: t, description: t, budgets: i % 3 ? [] : [{ keyId: t, period: 'M2026-11', leased: i % 2 === 0 }],
-      createdAt: 1_700_000_000_000 + i, units: i / 7, latencyMs: i % 5 ? 1.25 : null, stream: i % 2 === 1, rawNano: 9_007_199_254_740_991 - i,
+      createdAt: 1_700_000_000_000 + i, units: i / 7, latencyMs: [null, 1.25, -0.5, Infinity, NaN][i % 5], stream: i % 2 === 1, rawNano: 9_007_199_254_740_991 - i,
     }));
     const got = await pgDb.all<Record<string, unknown>>(
       `SELECT (r).ord, (r)."userId", (r)."keyId", (r).model, (r).description, (r).budgets::text AS budgets, (r)."createdAt", (r).units,
@@ -191,12 +191,41 @@ describe('the batch as an array of rows (bookingArray)', () => {
         stream: r.stream, rawNano: String(r.rawNano), errorCode: null,
       })),
     );
-    expect(BOOKING_FIELDS).toContain('leasedQuota');
+  });
+
+  test("the fields go by position, so the daemon's list is the store's type, and a daemon whose list is not refuses to start", async () => {
+    const fields = ['ord', 'id', 'userId', 'keyId', 'usageType', 'endpoint', 'providerId', 'model', 'alias', 'projectId', 'periodKey', 'budgets',
+      'createdAt', 'status', 'httpStatus', 'promptTokens', 'completionTokens', 'cachedTokens', 'units', 'rawNano', 'customerNano', 'holdNano',
+      'writtenOffNano', 'settledAt', 'monthlyAllowance', 'description', 'stream', 'answerStatus', 'errorCode', 'latencyMs', 'ttfbMs', 'attempts',
+      'month', 'monthStart', 'leasedWallet', 'leasedQuota'];
+    expect(BOOKING_FIELDS).toEqual(fields);
+    await expect(checkBookingType(pgDb as PgDb)).resolves.toBeUndefined();
+    // the type as another build would have left it: the daemon refuses to start (the change is rolled back)
+    await expect(
+      pgDb.tx(async (q) => {
+        await q.run('ALTER TYPE agw_booking_v7 DROP ATTRIBUTE "ttfbMs"');
+        await checkBookingType(q as unknown as PgDb);
+      }),
+    ).rejects.toMatchObject({ code: 'SCHEMA_MISMATCH', message: expect.stringContaining('latencyMs, attempts') });
+    await expect(checkBookingType(pgDb as PgDb)).resolves.toBeUndefined();
+  });
+
+  test("kept bodies go in with the batch, a binary body's NUL as U+FFFD instead of refusing the booking", async () => {
+    const [call] = bookings().filter((b) => b.status === 'finalized' && b.userId === USERS[0]);
+    const b = { ...call, id: 'use_body_nul', bodies: { request: 'RIFF\0\0WAVE', response: '{"ok":true}', requestBytes: 10, responseBytes: 11 } };
+    const batcher = new PgBatcher(pgDb as PgDb, console, () => undefined);
+    await batcher.push(b, { wallet: false, quota: false, budgets: [] }, 'd_parity');
+    expect(await pgDb.get('SELECT request, response, request_bytes FROM request_bodies WHERE usage_id = ?', ['use_body_nul'])).toEqual({
+      request: 'RIFF\uFFFD\uFFFDWAVE',
+      response: '{"ok":true}',
+      request_bytes: expect.anything(),
+    });
+    expect((await pgDb.get<{ n: number }>("SELECT count(*)::int AS n FROM wallet_transactions WHERE usage_id = 'use_body_nul'"))?.n).toBe(1);
   });
 
   test('agw_book_v7, for a daemon of the previous version, books a JSON batch the same way', async () => {
     const calls = bookings()
-      .filter((b) => b.status === 'finalized')
+      .filter((b) => b.status === 'finalized' && b.userId === USERS[0]) // the account with funds: nothing written off
       .slice(0, 4)
       .map((b, ord) => ({ ...b, id: b.id.replace('use_p', 'use_j'), ord, month: '2026-11', monthStart: NOV_1, leasedWallet: false, leasedQuota: false }));
     const before = await pgDb.get<{ n: number }>("SELECT count(*)::int AS n FROM wallet_transactions WHERE usage_id LIKE 'use_j%'");
@@ -204,6 +233,8 @@ describe('the batch as an array of rows (bookingArray)', () => {
     expect(rows[0].n).toBe(4);
     expect((await pgDb.get<{ n: number }>("SELECT count(*)::int AS n FROM wallet_transactions WHERE usage_id LIKE 'use_j%'"))?.n).toBe((before?.n ?? 0) + 4);
     expect((await pgDb.all<{ model: string }>("SELECT model FROM usage_records WHERE id LIKE 'use_j%' ORDER BY id")).map((r) => r.model)).toEqual(calls.map((c) => c.model));
+    const debits = await pgDb.all<{ amount_nusd: number | string; usage_id: string }>("SELECT amount_nusd, usage_id FROM wallet_transactions WHERE usage_id LIKE 'use_j%' ORDER BY usage_id");
+    expect(debits.map((d) => Number(d.amount_nusd))).toEqual(calls.map((c) => -c.customerNano));
   });
 });
 

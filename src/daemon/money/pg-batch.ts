@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { PgDb } from '../store/postgres.js';
 import { isStoreUnavailable } from '../store/errors.js';
 import type { Booking } from './bookings.js';
-import { bookingArray } from './pg-book.js';
+import { bookingArray, noNul } from './pg-book.js';
 import { potNames } from './pg-pots.js';
 import { monthKey, monthStart } from './wallets.js';
 
@@ -102,8 +102,8 @@ export class PgBatcher {
         const rows = bookingArray(batch.map(row));
         const bodies = batch.filter((q) => q.b.bodies).map((q) => ({ id: q.b.id, createdAt: q.b.createdAt, ...q.b.bodies }));
         if (bodies.length) {
-          // logs.bodies: the kept bodies go with the batch, in the same call
-          await this.db.call('agw_book_bodies', 'SELECT agw_book_v11($1, $2::agw_booking_v7[], $3::jsonb) AS n', [epoch, rows, JSON.stringify(bodies)]);
+          // logs.bodies: the kept bodies go with the batch, in the same call (a NUL of a binary body as U+FFFD)
+          await this.db.call('agw_book_bodies', 'SELECT agw_book_v11($1, $2::agw_booking_v7[], $3::jsonb) AS n', [epoch, rows, JSON.stringify(bodies, noNul)]);
         } else await this.db.call('agw_book', 'SELECT agw_book_v11($1, $2::agw_booking_v7[]) AS n', [epoch, rows]);
         this.stats.batches++;
         this.stats.bookings += batch.length;

@@ -1,3 +1,5 @@
+import { StoreOpenError } from '../store/errors.js';
+import type { PgDb } from '../store/postgres.js';
 import { CHECK_DAEMON } from './pg-functions.js';
 
 /** The columns of a booking as agw_book_v7 reads them (money/bookings.ts Booking, plus what pg-batch.ts adds). */
@@ -9,8 +11,29 @@ const BOOKING_COLUMNS = `ord int, id text, "userId" text, "keyId" text, "usageTy
   "ttfbMs" double precision, attempts bigint, month text, "monthStart" bigint, "leasedWallet" boolean,
   "leasedQuota" boolean`;
 
-/** The fields of agw_booking_v7, in the type's order. */
+/** The fields of agw_booking_v7, in the type's order (no column type has a comma). */
 export const BOOKING_FIELDS: readonly string[] = BOOKING_COLUMNS.split(',').map((c) => c.trim().split(/\s+/)[0].replace(/"/g, ''));
+
+/**
+ * A batch's fields reach agw_booking_v7 by position (bookingArray), so a daemon whose
+ * column list is not the store's type would book one field as another: it refuses to
+ * start instead. The type is created once (migration 7); a change to it is a new type.
+ */
+export async function checkBookingType(db: Pick<PgDb, 'all'>): Promise<void> {
+  const rows = await db.all<{ name: string }>(
+    `SELECT a.attname AS name FROM pg_attribute a
+      WHERE a.attrelid = (SELECT typrelid FROM pg_type WHERE oid = to_regtype('agw_booking_v7')) AND a.attnum > 0 AND NOT a.attisdropped
+      ORDER BY a.attnum`,
+  );
+  const store = rows.map((r) => r.name).join(', ');
+  if (store !== BOOKING_FIELDS.join(', ')) {
+    throw new StoreOpenError(
+      'SCHEMA_MISMATCH',
+      `the store's type agw_booking_v7 has the fields (${store}), this agw books (${BOOKING_FIELDS.join(', ')})`,
+      'this agw build does not match the schema it finds: run the agw version that migrated the store, or report it as a bug',
+    );
+  }
+}
 
 /** Text a PostgreSQL row literal takes as it is; anything else is quoted. */
 const BARE = /^[\w.:@+-]+$/;
@@ -18,7 +41,8 @@ const BARE = /^[\w.:@+-]+$/;
 const ESCAPE = /["\\]/g;
 const escaped = (c: string) => (c === '"' ? '\\\\\\"' : '\\\\\\\\');
 
-const noNul = (_k: string, x: unknown) => (typeof x === 'string' ? x.replaceAll('\0', '\uFFFD') : x);
+/** A JSON.stringify replacer: NUL, which no PostgreSQL text or jsonb holds, as U+FFFD. */
+export const noNul = (_k: string, x: unknown) => (typeof x === 'string' ? x.replaceAll('\0', '\uFFFD') : x);
 
 /** One field of a row literal, as it stands inside the array literal's quoted element. */
 function field(v: unknown): string {
@@ -41,7 +65,7 @@ function field(v: unknown): string {
  * (a model name or a description is the caller's text: quoted and escaped unless it is
  * plain). PostgreSQL reads it with each field's own input function, a fifth of what
  * parsing the same batch as JSON objects and turning them into rows costs
- * (docs/performance.md); building it costs the daemon ~1.5 µs a call more than JSON.stringify.
+ * (docs/performance.md); building it costs the daemon about what JSON.stringify does.
  */
 export function bookingArray(rows: readonly Record<string, unknown>[]): string {
   let out = '{';

@@ -6,6 +6,7 @@ import type { Booking } from './bookings.js';
 import type { AdmitKey, AdmitRequest, Held, MoneyEngine, RateHeaders, Refusal } from './engine.js';
 import type { TierDef } from '../../shared/config/defaults.js';
 import { PgBatcher, LEASE_LOST, isTransient, type Consumed } from './pg-batch.js';
+import { checkBookingType } from './pg-book.js';
 import { PgSpool, SPOOL_RETRY_MS } from './pg-spool.js';
 import { potNames, type Need, type Pot, type PotKind, type WaitResult } from './pg-pots.js';
 import { leaseTiming, Slices, type LeaseTiming } from './pg-slices.js';
@@ -58,6 +59,7 @@ export class PgMoney implements MoneyEngine {
   }
 
   static async start(ctx: AppContext): Promise<PgMoney> {
+    await checkBookingType(ctx.db as PgDb);
     const m = new PgMoney(ctx.db as PgDb, ctx.log, leaseTiming(ctx.config.gateway.leaseTtlMs), ctx.dataDir);
     await m.slices.start();
     // what an earlier run (or a daemon no longer running) spooled, then every few seconds

@@ -5,7 +5,7 @@
 export class StoreOpenError extends Error {
   override readonly name = 'StoreOpenError';
   constructor(
-    readonly code: 'STORE_UNAVAILABLE' | 'SCHEMA_TOO_NEW' | 'STORE_MIGRATION_FAILED' | 'INVALID_STORE_URL' | 'STORE_IN_USE',
+    readonly code: 'STORE_UNAVAILABLE' | 'SCHEMA_TOO_NEW' | 'SCHEMA_MISMATCH' | 'STORE_MIGRATION_FAILED' | 'INVALID_STORE_URL' | 'STORE_IN_USE',
     message: string,
     readonly hint: string,
   ) {
