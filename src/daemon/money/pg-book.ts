@@ -2,7 +2,7 @@ import { StoreOpenError } from '../store/errors.js';
 import type { PgDb } from '../store/postgres.js';
 import { CHECK_DAEMON } from './pg-functions.js';
 
-/** The columns of a booking as agw_book_v7 reads them (money/bookings.ts Booking, plus what pg-batch.ts adds). */
+/** The columns of a booking as agw_book_v11 reads them (money/bookings.ts Booking, plus what pg-batch.ts adds). */
 const BOOKING_COLUMNS = `ord int, id text, "userId" text, "keyId" text, "usageType" text, endpoint text, "providerId" text, model text,
   alias text, "projectId" text, "periodKey" text, budgets jsonb, "createdAt" bigint, status text, "httpStatus" bigint,
   "promptTokens" bigint, "completionTokens" bigint, "cachedTokens" bigint, units double precision, "rawNano" bigint,
