@@ -2,7 +2,10 @@
 // daemons sharing one PostgreSQL, each with one hot user and with 20 users, in one run;
 // then 3 daemons under load with one SIGKILLed, and the books checked.
 // `npm run build && node bench/pg-chat.js [--duration S] [--connections N] [--calls N]
-//   [--async-commit] [--legs sqlite,x1,x2,x3,kill] [--smoke] [--json]`
+//   [--async-commit] [--legs sqlite,x1,x2,x3,kill] [--rounds R] [--smoke] [--json]`
+// --rounds R runs the load legs R times, interleaved (sqlite, x1, x2, x3, then again), and
+// gives each target as the median of its R per-round ratios: on a shared machine one
+// round's ratios swing by a third.
 // Needs PostgreSQL (AGW_TEST_PG, default postgres://postgres@127.0.0.1:5432, trust auth,
 // on this machine: its processes' CPU is read from /proc); each run makes and drops its
 // own database. Figures are ratios against the SQLite leg of the same run.
@@ -16,7 +19,7 @@ import { PG_SERVER, onDatabase, postgresCpuMs } from './pg.js';
 import { cpuMsOf, seedUser, seedUsers, startDaemonProcess, startMockProcess, writeAgwConfig } from './procs.js';
 import { buildScenarios } from './scenarios.js';
 import { runSequential } from './sequential.js';
-import { round } from './stats.js';
+import { median, round } from './stats.js';
 
 const { values: a } = parseArgs({
   options: {
@@ -25,6 +28,7 @@ const { values: a } = parseArgs({
     calls: { type: 'string' },
     'async-commit': { type: 'boolean' },
     legs: { type: 'string' },
+    rounds: { type: 'string' },
     smoke: { type: 'boolean' },
     json: { type: 'boolean' },
   },
@@ -41,6 +45,7 @@ const maintenance = (sql) => onDatabase('postgres', (c) => c.query(sql));
 const PARAMS = a['async-commit'] ? '?options=-c%20synchronous_commit%3Doff' : '';
 /** which legs run (all by default): sqlite, x1, x2, x3, kill */
 const legs = new Set((a.legs ?? 'sqlite,x1,x2,x3,kill').split(','));
+const rounds = Math.max(1, Number(a.rounds ?? 1));
 const log = (m) => process.stderr.write(`[bench:pg] ${m}\n`);
 
 /** The books of a PostgreSQL store: one finalized record, one debit and one quota unit per served call; no slice left. */
@@ -93,15 +98,16 @@ async function measured(pids, fn) {
 const perCall = (ms, calls) => (calls ? round((ms * 1000) / calls, 0) : null); // µs
 
 /** One leg: `daemons` daemons on one store; sequential on the first; a hot user, then 20 users, over all. */
-async function leg(name, mockUrl, tmp, { store, daemons, kill = false }) {
-  const dataDir = join(tmp, name);
+async function leg(name, mockUrl, tmp, { store, daemons, kill = false, round: r = 1 }) {
+  const tag = rounds > 1 ? `${name}-r${r}` : name;
+  const dataDir = join(tmp, tag);
   mkdirSync(dataDir);
   const configFile = writeAgwConfig(dataDir, mockUrl);
   if (store) appendFileSync(configFile, `store: "${store}"\n`);
-  const hot = await seedUser(dataDir, configFile, { email: `${name}@example.com`, password: 'bench-password-1' });
-  const many = await seedUsers(dataDir, configFile, { prefix: name, count: opts.users });
+  const hot = await seedUser(dataDir, configFile, { email: `${tag}@example.com`, password: 'bench-password-1' });
+  const many = await seedUsers(dataDir, configFile, { prefix: tag, count: opts.users });
   const procs = [];
-  const result = { name, daemons };
+  const result = { name, round: r, daemons };
   try {
     for (let i = 0; i < daemons; i++) procs.push(await startDaemonProcess({ dataDir, configFile }));
     const pids = procs.map((p) => p.pid);
@@ -151,13 +157,18 @@ const results = { machine: { cores: os.cpus().length, node: process.versions.nod
 let mock;
 try {
   mock = await startMockProcess();
-  if (legs.has('sqlite')) results.legs.push(await leg('sqlite', mock.url, tmp, { daemons: 1 }));
-  for (const [name, daemons, kill] of [['postgres-x1', 1], ['postgres-x2', 2], ['postgres-x3', 3], ['postgres-x3-kill', 3, true]]) {
-    if (!legs.has(name.replace('postgres-', '').replace('x3-', ''))) continue;
+  const onPostgres = async (name, daemons, o) => {
     await maintenance(`DROP DATABASE IF EXISTS ${db} WITH (FORCE)`);
     await maintenance(`CREATE DATABASE ${db}`);
-    results.legs.push(await leg(name, mock.url, tmp, { store: `${PG_SERVER}/${db}${PARAMS}`, daemons, kill }));
+    results.legs.push(await leg(name, mock.url, tmp, { store: `${PG_SERVER}/${db}${PARAMS}`, daemons, ...o }));
+  };
+  for (let r = 1; r <= rounds; r++) {
+    if (legs.has('sqlite')) results.legs.push(await leg('sqlite', mock.url, tmp, { daemons: 1, round: r }));
+    for (const [name, daemons] of [['postgres-x1', 1], ['postgres-x2', 2], ['postgres-x3', 3]]) {
+      if (legs.has(name.replace('postgres-', ''))) await onPostgres(name, daemons, { round: r });
+    }
   }
+  if (legs.has('kill')) await onPostgres('postgres-x3-kill', 3, { kill: true });
 } catch (e) {
   results.problems.push(String(e?.stack ?? e));
 } finally {
@@ -166,37 +177,49 @@ try {
   rmSync(tmp, { recursive: true, force: true });
 }
 for (const l of results.legs) {
-  if (l.errors > 0) results.problems.push(`${l.name}: ${l.errors} errors`);
-  if (l.bookkeeping && !l.bookkeeping.pass) results.problems.push(`${l.name}: bookkeeping mismatch ${JSON.stringify(l.bookkeeping)}`);
+  const which = rounds > 1 && !l.name.endsWith('kill') ? `${l.name} (round ${l.round})` : l.name;
+  if (l.errors > 0) results.problems.push(`${which}: ${l.errors} errors`);
+  if (l.bookkeeping && !l.bookkeeping.pass) results.problems.push(`${which}: bookkeeping mismatch ${JSON.stringify(l.bookkeeping)}`);
 }
-const byName = Object.fromEntries(results.legs.map((l) => [l.name, l]));
 const ratio = (x, y) => (x && y ? round(x / y, 3) : null);
-const sq = byName.sqlite;
-const p1 = byName['postgres-x1'];
-const p2 = byName['postgres-x2'];
-const p3 = byName['postgres-x3'];
-results.targets = sq && p1 && p2
-  ? [
-      ['PostgreSQL x1 / SQLite, hot user rps', ratio(p1.hotRps, sq.hotRps), '>= 0.7'],
-      ['PostgreSQL x1 / SQLite, 20 users rps', ratio(p1.manyRps, sq.manyRps), '>= 0.7'],
-      ['PostgreSQL x1 / SQLite, sequential p50', ratio(p1.seqP50, sq.seqP50), '<= 2'],
-      ['PostgreSQL x2 / x1, hot user rps', ratio(p2.hotRps, p1.hotRps), '>= 1.0'],
-      ['PostgreSQL x2 / x1, 20 users rps', ratio(p2.manyRps, p1.manyRps), '>= 1.0'],
-      ['PostgreSQL CPU / daemon CPU per call, x1', ratio(p1.postgresCpuUs, p1.daemonCpuUs), '<= 0.3'],
-      ['PostgreSQL CPU / daemon CPU per call, x2', ratio(p2.postgresCpuUs, p2.daemonCpuUs), '<= 0.3'],
-      ...(p3 ? [['PostgreSQL x3 / x1, 20 users rps', ratio(p3.manyRps, p1.manyRps), '(2 cores)']] : []),
-    ]
-  : [];
+/** The targets of one round's legs. */
+function targetsOf(roundLegs) {
+  const byName = Object.fromEntries(roundLegs.map((l) => [l.name, l]));
+  const sq = byName.sqlite;
+  const p1 = byName['postgres-x1'];
+  const p2 = byName['postgres-x2'];
+  const p3 = byName['postgres-x3'];
+  if (!sq || !p1 || !p2) return [];
+  return [
+    ['PostgreSQL x1 / SQLite, hot user rps', ratio(p1.hotRps, sq.hotRps), '>= 0.7'],
+    ['PostgreSQL x1 / SQLite, 20 users rps', ratio(p1.manyRps, sq.manyRps), '>= 0.7'],
+    ['PostgreSQL x1 / SQLite, sequential p50', ratio(p1.seqP50, sq.seqP50), '<= 2'],
+    ['PostgreSQL x2 / x1, hot user rps', ratio(p2.hotRps, p1.hotRps), '>= 1.0'],
+    ['PostgreSQL x2 / x1, 20 users rps', ratio(p2.manyRps, p1.manyRps), '>= 1.0'],
+    ['PostgreSQL CPU / daemon CPU per call, x1', ratio(p1.postgresCpuUs, p1.daemonCpuUs), '<= 0.3'],
+    ['PostgreSQL CPU / daemon CPU per call, x2', ratio(p2.postgresCpuUs, p2.daemonCpuUs), '<= 0.3'],
+    ...(p3 ? [['PostgreSQL x3 / x1, 20 users rps', ratio(p3.manyRps, p1.manyRps), '(2 cores)']] : []),
+  ];
+}
+const perRound = Array.from({ length: rounds }, (_, i) => targetsOf(results.legs.filter((l) => l.round === i + 1)));
+// each target: the median of its rounds' ratios (and, with several rounds, the ratios themselves)
+results.targets = perRound[0].map(([label, , target], i) => {
+  const values = perRound.map((t) => t[i]?.[1]).filter((v) => v !== null && v !== undefined);
+  return rounds > 1 ? [label, values.length ? round(median(values), 3) : null, target, values] : [label, values[0] ?? null, target];
+});
 results.ok = results.problems.length === 0;
 
 if (a.json) process.stdout.write(JSON.stringify(results, null, 2) + '\n');
 else {
-  const cols = ['name', 'daemons', 'seqP50', 'seqP99', 'hotRps', 'hotP99', 'manyRps', 'manyP99', 'daemonCpuUs', 'postgresCpuUs', 'errors'];
-  const rows = [['leg', 'daemons', 'seq p50 ms', 'seq p99 ms', 'hot rps', 'hot p99', '20u rps', '20u p99', 'daemon µs/call', 'pg µs/call', 'errors', 'books']];
+  const cols = ['name', 'round', 'daemons', 'seqP50', 'seqP99', 'hotRps', 'hotP99', 'manyRps', 'manyP99', 'daemonCpuUs', 'postgresCpuUs', 'errors'];
+  const rows = [['leg', 'round', 'daemons', 'seq p50 ms', 'seq p99 ms', 'hot rps', 'hot p99', '20u rps', '20u p99', 'daemon µs/call', 'pg µs/call', 'errors', 'books']];
   for (const l of results.legs) rows.push([...cols.map((c) => String(l[c] ?? '-')), l.bookkeeping ? (l.bookkeeping.pass ? 'ok' : 'MISMATCH') : '-']);
   const w = rows[0].map((_, i) => Math.max(...rows.map((r) => String(r[i]).length)));
   process.stdout.write(rows.map((r) => r.map((c, i) => String(c).padEnd(w[i])).join('  ')).join('\n') + '\n\n');
-  for (const [label, value, target] of results.targets) process.stdout.write(`${label.padEnd(44)} ${String(value).padStart(7)} x  ${target}\n`);
+  if (rounds > 1) process.stdout.write(`median of ${rounds} rounds (each round's ratio in brackets)\n`);
+  for (const [label, value, target, values] of results.targets) {
+    process.stdout.write(`${label.padEnd(44)} ${String(value).padStart(7)} x  ${target.padEnd(9)}${values ? ` [${values.join(', ')}]` : ''}\n`);
+  }
   for (const p of results.problems) process.stdout.write(`problem: ${p}\n`);
 }
 process.exitCode = results.ok ? 0 : 1;
