@@ -199,15 +199,15 @@ describe('the batch as an array of rows (bookingArray)', () => {
       'writtenOffNano', 'settledAt', 'monthlyAllowance', 'description', 'stream', 'answerStatus', 'errorCode', 'latencyMs', 'ttfbMs', 'attempts',
       'month', 'monthStart', 'leasedWallet', 'leasedQuota'];
     expect(BOOKING_FIELDS).toEqual(fields);
-    await expect(checkBookingType(pgDb as PgDb)).resolves.toBeUndefined();
+    await expect(checkBookingType(pgDb)).resolves.toBeUndefined();
     // the type as another build would have left it: the daemon refuses to start (the change is rolled back)
     await expect(
       pgDb.tx(async (q) => {
         await q.run('ALTER TYPE agw_booking_v7 DROP ATTRIBUTE "ttfbMs"');
-        await checkBookingType(q as unknown as PgDb);
+        await checkBookingType(q);
       }),
     ).rejects.toMatchObject({ code: 'SCHEMA_MISMATCH', message: expect.stringContaining('latencyMs, attempts') });
-    await expect(checkBookingType(pgDb as PgDb)).resolves.toBeUndefined();
+    await expect(checkBookingType(pgDb)).resolves.toBeUndefined();
   });
 
   test("kept bodies go in with the batch, a binary body's NUL as U+FFFD instead of refusing the booking", async () => {

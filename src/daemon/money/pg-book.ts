@@ -1,5 +1,5 @@
 import { StoreOpenError } from '../store/errors.js';
-import type { PgDb } from '../store/postgres.js';
+import type { Queryable } from '../store/db.js';
 import { CHECK_DAEMON } from './pg-functions.js';
 
 /** The columns of a booking as agw_book_v11 reads them (money/bookings.ts Booking, plus what pg-batch.ts adds). */
@@ -19,7 +19,7 @@ export const BOOKING_FIELDS: readonly string[] = BOOKING_COLUMNS.split(',').map(
  * column list is not the store's type would book one field as another: it refuses to
  * start instead. The type is created once (migration 7); a change to it is a new type.
  */
-export async function checkBookingType(db: Pick<PgDb, 'all'>): Promise<void> {
+export async function checkBookingType(db: Queryable): Promise<void> {
   const rows = await db.all<{ name: string }>(
     `SELECT a.attname AS name FROM pg_attribute a
       WHERE a.attrelid = (SELECT typrelid FROM pg_type WHERE oid = to_regtype('agw_booking_v7')) AND a.attnum > 0 AND NOT a.attisdropped

@@ -59,7 +59,7 @@ export class PgMoney implements MoneyEngine {
   }
 
   static async start(ctx: AppContext): Promise<PgMoney> {
-    await checkBookingType(ctx.db as PgDb);
+    await checkBookingType(ctx.db);
     const m = new PgMoney(ctx.db as PgDb, ctx.log, leaseTiming(ctx.config.gateway.leaseTtlMs), ctx.dataDir);
     await m.slices.start();
     // what an earlier run (or a daemon no longer running) spooled, then every few seconds
