@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { applyBookings, type Booking } from '../../src/daemon/money/bookings.js';
 import { PgBatcher } from '../../src/daemon/money/pg-batch.js';
-import { BOOKING_FIELDS, bookingArray, checkBookingType } from '../../src/daemon/money/pg-book.js';
+import { BOOKING_FIELDS, bookingRecords, bookingTypeOid, checkBookingType } from '../../src/daemon/money/pg-book.js';
 import { quotaPeriod } from '../../src/daemon/money/quotas.js';
 import { credit } from '../../src/daemon/money/wallets.js';
 import type { Db } from '../../src/daemon/store/db.js';
@@ -168,9 +168,9 @@ describe('agw_book_v11 books what applyBookings books', () => {
   });
 });
 
-describe('the batch as an array of rows (bookingArray)', () => {
+describe('the batch as an array of rows, in binary (bookingRecords)', () => {
   test('every field arrives as sent, whatever the text holds', async () => {
-    const pool = ['"', '\\', ',', '(', ')', '{', '}', ' ', "'", 'N', 'U', 'L', 'x', '\n', '\t', 'é', '🦊', '\0', '[', ':'];
+    const pool = ['"', '\\', ',', '(', ')', '{', '}', ' ', "'", 'N', 'U', 'L', 'x', '\n', '\t', 'é', '🦊', '\0', '[', ':', '\ud800'];
     let seed = 7;
     const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31);
     const texts = [...AWKWARD, '\0', 'a\0b', ...Array.from({ length: 200 }, () => Array.from({ length: next() % 12 }, () => pool[next() % pool.length]).join(''))];
@@ -181,9 +181,10 @@ describe('the batch as an array of rows (bookingArray)', () => {
     const got = await pgDb.all<Record<string, unknown>>(
       `SELECT (r).ord, (r)."userId", (r)."keyId", (r).model, (r).description, (r).budgets::text AS budgets, (r)."createdAt", (r).units,
               (r)."latencyMs", (r).stream, (r)."rawNano", (r)."errorCode" FROM unnest(?::agw_booking_v7[]) AS r ORDER BY (r).ord`,
-      [bookingArray(rows)],
+      [bookingRecords(rows, await bookingTypeOid(pgDb))],
     );
-    const text = (t: string) => t.replaceAll('\0', '\uFFFD'); // PostgreSQL text holds no NUL: it arrives as U+FFFD
+    // PostgreSQL text holds no NUL, and UTF-8 no lone surrogate: each arrives as U+FFFD
+    const text = (t: string) => t.replaceAll('\0', '\uFFFD').replaceAll('\ud800', '\uFFFD');
     expect(got.map((g) => ({ ...g, budgets: JSON.parse(g.budgets as string), createdAt: Number(g.createdAt), rawNano: String(g.rawNano) }))).toEqual(
       rows.map((r) => ({
         ord: r.ord, userId: text(r.userId), keyId: r.keyId === null ? null : text(r.keyId), model: text(r.model), description: text(r.description),
@@ -191,6 +192,13 @@ describe('the batch as an array of rows (bookingArray)', () => {
         stream: r.stream, rawNano: String(r.rawNano), errorCode: null,
       })),
     );
+  });
+
+  test('a value that does not fit its column refuses the booking instead of being rounded', () => {
+    expect(() => bookingRecords([{ ord: 0, id: 'use_x', rawNano: 1.5 }], 1)).toThrow(/rawNano: 1.5 is not an integer/);
+    expect(() => bookingRecords([{ ord: 0, id: 'use_x', customerNano: 2 ** 53 }], 1)).toThrow(/customerNano/);
+    expect(() => bookingRecords([{ ord: 0, id: 'use_x', stream: 1 }], 1)).toThrow(/stream: 1 is not a boolean/);
+    expect(() => bookingRecords([{ ord: 0, id: 'use_x', units: '3' }], 1)).toThrow(/units: 3 is not a number/);
   });
 
   test("the fields go by position, so the daemon's list is the store's type, and a daemon whose list is not refuses to start", async () => {

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { PgDb } from '../store/postgres.js';
 import { isStoreUnavailable } from '../store/errors.js';
 import type { Booking } from './bookings.js';
-import { bookingArray, noNul } from './pg-book.js';
+import { bookingRecords, bookingTypeOid, storableJson } from './pg-book.js';
 import { potNames } from './pg-pots.js';
 import { monthKey, monthStart } from './wallets.js';
 
@@ -44,6 +44,8 @@ export const LEASE_LOST = 'AGW01';
 export class PgBatcher {
   private queue: Queued[] = [];
   private running: Promise<void> | null = null;
+  /** the store's OID of agw_booking_v7, which the binary batch names (read at the first batch) */
+  private elementOid: number | null = null;
   /** counters for tests and the benchmark */
   readonly stats = { batches: 0, bookings: 0, retries: 0 };
 
@@ -99,11 +101,12 @@ export class PgBatcher {
     const started = Date.now();
     for (;;) {
       try {
-        const rows = bookingArray(batch.map(row));
+        this.elementOid ??= await bookingTypeOid(this.db);
+        const rows = bookingRecords(batch.map(row), this.elementOid);
         const bodies = batch.filter((q) => q.b.bodies).map((q) => ({ id: q.b.id, createdAt: q.b.createdAt, ...q.b.bodies }));
         if (bodies.length) {
-          // logs.bodies: the kept bodies go with the batch, in the same call (a NUL of a binary body as U+FFFD)
-          await this.db.call('agw_book_bodies', 'SELECT agw_book_v11($1, $2::agw_booking_v7[], $3::jsonb) AS n', [epoch, rows, JSON.stringify(bodies, noNul)]);
+          // logs.bodies: the kept bodies go with the batch, in the same call (a binary body's NUL as U+FFFD)
+          await this.db.call('agw_book_bodies', 'SELECT agw_book_v11($1, $2::agw_booking_v7[], $3::jsonb) AS n', [epoch, rows, JSON.stringify(bodies, storableJson)]);
         } else await this.db.call('agw_book', 'SELECT agw_book_v11($1, $2::agw_booking_v7[]) AS n', [epoch, rows]);
         this.stats.batches++;
         this.stats.bookings += batch.length;

@@ -15,7 +15,7 @@ const BOOKING_COLUMNS = `ord int, id text, "userId" text, "keyId" text, "usageTy
 export const BOOKING_FIELDS: readonly string[] = BOOKING_COLUMNS.split(',').map((c) => c.trim().split(/\s+/)[0].replace(/"/g, ''));
 
 /**
- * A batch's fields reach agw_booking_v7 by position (bookingArray), so a daemon whose
+ * A batch's fields reach agw_booking_v7 by position (bookingRecords), so a daemon whose
  * column list is not the store's type would book one field as another: it refuses to
  * start instead. The type is created once (migration 7); a change to it is a new type.
  */
@@ -35,47 +35,146 @@ export async function checkBookingType(db: Queryable): Promise<void> {
   }
 }
 
-/** Text a PostgreSQL row literal takes as it is; anything else is quoted. */
-const BARE = /^[\w.:@+-]+$/;
-/** `"` and `\` in a quoted field, escaped for the row literal and again for the array literal around it. */
-const ESCAPE = /["\\]/g;
-const escaped = (c: string) => (c === '"' ? '\\\\\\"' : '\\\\\\\\');
-
-/** A JSON.stringify replacer: NUL, which no PostgreSQL text or jsonb holds, as U+FFFD. */
-export const noNul = (_k: string, x: unknown) => (typeof x === 'string' ? x.replaceAll('\0', '\uFFFD') : x);
-
-/** One field of a row literal, as it stands inside the array literal's quoted element. */
-function field(v: unknown): string {
-  switch (typeof v) {
-    case 'number':
-      return String(v); // digits, '.', '-', 'e', '+', Infinity, NaN: never quoted
-    case 'string':
-      if (BARE.test(v)) return v;
-      // NUL cannot be in a PostgreSQL text value: it would refuse the whole batch (JSON's \u0000 did too)
-      return '\\"' + v.replaceAll('\0', '\uFFFD').replace(ESCAPE, escaped) + '\\"';
-    case 'boolean':
-      return v ? 't' : 'f';
-    default:
-      return v === null || v === undefined ? '' : field(JSON.stringify(v, noNul)); // nothing: NULL
-  }
+/** The store's OID of agw_booking_v7, which a binary batch names (bookingRecords). */
+export async function bookingTypeOid(db: Queryable): Promise<number> {
+  const row = await db.get<{ oid: number | string | null }>("SELECT to_regtype('agw_booking_v7')::oid AS oid");
+  if (!row?.oid) throw new StoreOpenError('SCHEMA_MISMATCH', 'the store has no type agw_booking_v7', 'run `agw serve` once to migrate the store');
+  return Number(row.oid);
 }
 
 /**
- * A batch as the text of an agw_booking_v7[] parameter: an array literal of row literals
- * (a model name or a description is the caller's text: quoted and escaped unless it is
- * plain). PostgreSQL reads it with each field's own input function, a fifth of what
- * parsing the same batch as JSON objects and turning them into rows costs
- * (docs/performance.md); building it costs the daemon about what JSON.stringify does.
+ * What no PostgreSQL text or jsonb holds: NUL, and a UTF-16 surrogate without its pair
+ * (JSON escapes it as \ud800, which jsonb refuses). Either would refuse a whole booking.
  */
-export function bookingArray(rows: readonly Record<string, unknown>[]): string {
-  let out = '{';
+const UNSTORABLE = /\0|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/** A JSON.stringify replacer for what goes to jsonb: each unstorable character as U+FFFD. */
+export const storableJson = (_k: string, x: unknown) => (typeof x === 'string' ? x.replace(UNSTORABLE, '\uFFFD') : x);
+
+/** How each field of agw_booking_v7 goes in PostgreSQL's binary format: its type's OID and writer. */
+type Kind = 'int4' | 'int8' | 'float8' | 'bool' | 'text' | 'jsonb';
+const KINDS: Record<string, Kind> = { int: 'int4', bigint: 'int8', 'double precision': 'float8', boolean: 'bool', text: 'text', jsonb: 'jsonb' };
+const OIDS: Record<Kind, number> = { int4: 23, int8: 20, float8: 701, bool: 16, text: 25, jsonb: 3802 };
+/** The kind of each field, in BOOKING_FIELDS' order, from the same column list. */
+const BOOKING_KINDS: readonly Kind[] = BOOKING_COLUMNS.split(',').map((c) => {
+  const type = c.trim().replace(/^\S+\s+/, '');
+  const kind = KINDS[type];
+  if (!kind) throw new Error(`agw_booking_v7: no binary writer for ${type}`);
+  return kind;
+});
+
+/** A text or jsonb field's characters (jsonb: its JSON text), a NUL as U+FFFD (a lone surrogate becomes one as UTF-8). */
+function chars(v: unknown, kind: Kind): string {
+  if (typeof v === 'string') return v.includes('\0') ? v.replaceAll('\0', '\uFFFD') : v;
+  if (kind === 'jsonb' || typeof v === 'object') return JSON.stringify(v, storableJson);
+  return typeof v === 'boolean' ? (v ? 't' : 'f') : String(v);
+}
+
+function numberOf(v: unknown, field: string, integer: boolean): number {
+  if (typeof v !== 'number' || (integer && !Number.isSafeInteger(v))) {
+    throw new TypeError(`booking field ${field}: ${String(v)} is not ${integer ? 'an integer' : 'a number'}`);
+  }
+  return v;
+}
+
+/** The scratch a batch is written into (grown as needed), then copied out. */
+let scratch = Buffer.allocUnsafe(64 * 1024);
+let view = new DataView(scratch.buffer, scratch.byteOffset, scratch.byteLength);
+
+/** Room for `need` more bytes at `o`. */
+function room(o: number, need: number): void {
+  if (o + need <= scratch.length) return;
+  const bigger = Buffer.allocUnsafe(Math.max(scratch.length * 2, o + need + 1024));
+  scratch.copy(bigger, 0, 0, o);
+  scratch = bigger;
+  view = new DataView(scratch.buffer, scratch.byteOffset, scratch.byteLength);
+}
+
+/** Writes a string as UTF-8 at `o`; returns the bytes written. ASCII, the usual case, without a call into C++. */
+function utf8(t: string, o: number): number {
+  const n = t.length;
+  room(o, n * 3);
+  for (let i = 0; i < n; i++) {
+    const c = t.charCodeAt(i);
+    if (c >= 0x80) return scratch.write(t, o, 'utf8');
+    scratch[o + i] = c;
+  }
+  return n;
+}
+
+/**
+ * A batch as an agw_booking_v7[] in PostgreSQL's binary format (array_recv of record_recv):
+ * PostgreSQL reads each field with its type's receive function instead of scanning text
+ * character by character and unescaping it (docs/performance.md). `elementOid` is the
+ * store's OID of agw_booking_v7 (bookingTypeOid). A model name or a description is the
+ * caller's text: as bytes with a length, it needs no quoting. A field that does not fit
+ * its column (a fraction in a bigint) throws: the booking is refused, as PostgreSQL
+ * refused the same text.
+ */
+export function bookingRecords(rows: readonly Record<string, unknown>[], elementOid: number): Buffer {
+  const n = BOOKING_FIELDS.length;
+  room(0, 20);
+  view.setInt32(0, 1); // one dimension
+  view.setInt32(4, 0); // no NULL elements
+  view.setUint32(8, elementOid);
+  view.setInt32(12, rows.length);
+  view.setInt32(16, 1); // lower bound
+  let o = 20;
   for (let i = 0; i < rows.length; i++) {
     const r = rows[i];
-    out += i ? ',"(' : '"(';
-    for (let j = 0; j < BOOKING_FIELDS.length; j++) out += (j ? ',' : '') + field(r[BOOKING_FIELDS[j]]);
-    out += ')"';
+    room(o, 8 + n * 16);
+    const start = o;
+    view.setInt32(o + 4, n);
+    o += 8; // the element's length goes at `start` once known
+    for (let j = 0; j < n; j++) {
+      const field = BOOKING_FIELDS[j];
+      const v = r[field];
+      const kind = BOOKING_KINDS[j];
+      room(o, 16);
+      view.setUint32(o, OIDS[kind]);
+      if (v === null || v === undefined) {
+        view.setInt32(o + 4, -1);
+        o += 8;
+        continue;
+      }
+      switch (kind) {
+        case 'int4':
+          view.setInt32(o + 4, 4);
+          view.setInt32(o + 8, numberOf(v, field, true));
+          o += 12;
+          break;
+        case 'int8': {
+          const x = numberOf(v, field, true);
+          const hi = Math.floor(x / 2 ** 32);
+          view.setInt32(o + 4, 8);
+          view.setInt32(o + 8, hi);
+          view.setUint32(o + 12, x - hi * 2 ** 32);
+          o += 16;
+          break;
+        }
+        case 'float8':
+          view.setInt32(o + 4, 8);
+          view.setFloat64(o + 8, numberOf(v, field, false));
+          o += 16;
+          break;
+        case 'bool':
+          if (typeof v !== 'boolean') throw new TypeError(`booking field ${field}: ${String(v)} is not a boolean`);
+          view.setInt32(o + 4, 1);
+          scratch[o + 8] = v ? 1 : 0;
+          o += 9;
+          break;
+        default: {
+          const lenAt = o + 4;
+          o += 8;
+          if (kind === 'jsonb') scratch[o++] = 1; // jsonb's binary format: version 1, then the JSON text
+          o += utf8(chars(v, kind), o);
+          view.setInt32(lenAt, o - lenAt - 4);
+        }
+      }
+    }
+    view.setInt32(start, o - start - 4);
   }
-  return out + '}';
+  return Buffer.from(scratch.subarray(0, o)); // a copy: the scratch is the next batch's
 }
 
 /**
@@ -86,7 +185,7 @@ export function bookingArray(rows: readonly Record<string, unknown>[]): string {
  * calls consumed taken off the daemon's slices. test/pg/book-parity.test.ts holds the two
  * to the same books. A booking of an account deleted meanwhile is dropped: the batch holds
  * its accounts (FOR KEY SHARE) once, where a foreign key checked every row (migration 10).
- * The batch comes as an agw_booking_v7[] in the daemon's order (bookingArray), and the kept
+ * The batch comes as an agw_booking_v7[] in the daemon's order (bookingRecords, binary), and the kept
  * bodies (logs.bodies) as JSON when there are any. agw_book_v7 and agw_book_v9, which took
  * the batch as JSON, remain for daemons of an earlier version during a rolling upgrade.
  */
