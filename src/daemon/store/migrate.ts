@@ -18,6 +18,7 @@ import { SCHEMA_PG_V8_KEYS } from './schema-pg-v8-keys.js';
 import { SCHEMA_PG_V9_REQUEST_LOG } from './schema-pg-v9-request-log.js';
 import { SCHEMA_PG_V10_BOOK } from './schema-pg-v10-book.js';
 import { SCHEMA_PG_V11_BOOK } from './schema-pg-v11-book.js';
+import { SCHEMA_PG_V12_BOOK } from './schema-pg-v12-book.js';
 
 export interface Migration {
   version: number;
@@ -39,6 +40,7 @@ export const MIGRATIONS: Migration[] = [
   { version: 9, name: 'request log indexes, bodies and retention', sqlite: SCHEMA_V9_REQUEST_LOG, postgres: SCHEMA_PG_V9_REQUEST_LOG },
   { version: 10, name: 'bookings without a per-row account check (PostgreSQL)', sqlite: '', postgres: SCHEMA_PG_V10_BOOK },
   { version: 11, name: 'bookings as an array of rows, not JSON (PostgreSQL)', sqlite: '', postgres: SCHEMA_PG_V11_BOOK },
+  { version: 12, name: 'bookings with less work per batch (PostgreSQL)', sqlite: '', postgres: SCHEMA_PG_V12_BOOK },
 ];
 
 export const SCHEMA_VERSION = Math.max(...MIGRATIONS.map((m) => m.version));
