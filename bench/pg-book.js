@@ -8,7 +8,7 @@ import { readFileSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { PG_SERVER, onDatabase as on, postgresCpuMs } from './pg.js';
+import { PG_SERVER, benchBooking, onDatabase as on, postgresCpuMs, seedBooking } from './pg.js';
 import { round } from './stats.js';
 import { openAndMigrate } from '../dist/daemon/store/open.js';
 import { PgBatcher } from '../dist/daemon/money/pg-batch.js';
@@ -26,43 +26,8 @@ const dbName = `agw_book_${process.pid}`;
 const users = Array.from({ length: userCount }, (_, i) => ({ id: `usr_bench_${i}`, key: `key_bench_${i}` }));
 let seq = 0;
 const ID_PREFIX = process.pid.toString(16).padStart(12, '0');
-/** A finalized unified-chat call as the gateway books it (a key without limits: no budgets). */
-function booking(u, now) {
-  seq++;
-  return {
-    id: `use_${ID_PREFIX}${seq.toString(36).padStart(6, '0')}`, // as calls.ts makes them: ascending
-    userId: u.id,
-    keyId: u.key,
-    usageType: 'ai_chat',
-    endpoint: 'chat',
-    providerId: 'openai',
-    model: 'gpt-4o-mini',
-    alias: 'fast',
-    projectId: null,
-    periodKey: quotaPeriod(now).key,
-    budgets: [],
-    createdAt: now - 2,
-    status: 'finalized',
-    httpStatus: 200,
-    promptTokens: 12,
-    completionTokens: 9,
-    cachedTokens: 0,
-    units: 0,
-    rawNano: 7350,
-    customerNano: 8820,
-    holdNano: 1_500_000,
-    writtenOffNano: 0,
-    settledAt: now,
-    monthlyAllowance: 0,
-    description: 'openai gpt-4o-mini: 12 in, 9 out',
-    stream: false,
-    answerStatus: 200,
-    errorCode: null,
-    latencyMs: 1.7,
-    ttfbMs: 1.2,
-    attempts: 1,
-  };
-}
+// as calls.ts makes them: ascending
+const booking = (u, now) => benchBooking(u, `use_${ID_PREFIX}${(++seq).toString(36).padStart(6, '0')}`, quotaPeriod(now).key, now);
 
 const tmp = mkdtempSync(join(os.tmpdir(), 'agw-bench-book-'));
 try {
@@ -74,17 +39,7 @@ try {
   if (a.sql) await on(dbName, (c) => c.query(readFileSync(a.sql, 'utf8')));
   const daemon = `dmn_bench_${process.pid}`;
   const now0 = Date.now();
-  const period = quotaPeriod(now0).key;
-  await on(dbName, async (c) => {
-    await c.query('INSERT INTO daemons (id, started_at, expires_at) VALUES ($1, $2, $3)', [daemon, now0, now0 + 3_600_000]);
-    for (const u of users) {
-      await c.query("INSERT INTO users (id, email, tier, created_at) VALUES ($1, $2, 'pro', 1)", [u.id, `${u.id}@example.com`]);
-      await c.query('INSERT INTO wallets (user_id, balance_nusd, leased_nusd, updated_at) VALUES ($1, $2, $2, 1)', [u.id, 1e15]);
-      await c.query("INSERT INTO api_keys (id, user_id, name, lookup, hash, created_at) VALUES ($1, $2, 'k', $1, 'h', 1)", [u.key, u.id]);
-      await c.query("INSERT INTO quota_counters (user_id, usage_type, period_start, used, leased) VALUES ($1, 'ai_chat', $2, 0, 1000000000)", [u.id, period]);
-      await c.query('INSERT INTO leases (pot, daemon_id, amount) VALUES ($1, $2, $3), ($4, $2, 1000000000)', [`1w:${u.id}`, daemon, 1e15, `2q:${u.id}:ai_chat:${period}`]);
-    }
-  });
+  await on(dbName, (c) => seedBooking(c, daemon, users, now0));
   // one PgBatcher per client, each fed a whole batch at once (one agw_book call per batch)
   const consumed = { wallet: true, quota: true, budgets: [] };
   const pool = [];

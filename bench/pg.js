@@ -4,6 +4,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import pg from 'pg';
 import { cpuMsOf } from './procs.js';
+import { quotaPeriod } from '../dist/daemon/money/quotas.js';
 
 export const PG_SERVER = (process.env.AGW_TEST_PG ?? 'postgres://postgres@127.0.0.1:5432').replace(/\/+$/, '');
 
@@ -31,4 +32,58 @@ export function postgresCpuMs() {
     ms += cpuMsOf(pid) ?? 0;
   }
   return ms;
+}
+
+/** A finalized unified-chat call as the gateway books it (a key without limits: no budgets). */
+export function benchBooking(u, id, periodKey, now) {
+  return {
+    id,
+    userId: u.id,
+    keyId: u.key,
+    usageType: 'ai_chat',
+    endpoint: 'chat',
+    providerId: 'openai',
+    model: 'gpt-4o-mini',
+    alias: 'fast',
+    projectId: null,
+    periodKey,
+    budgets: [],
+    createdAt: now - 2,
+    status: 'finalized',
+    httpStatus: 200,
+    promptTokens: 12,
+    completionTokens: 9,
+    cachedTokens: 0,
+    units: 0,
+    rawNano: 7350,
+    customerNano: 8820,
+    holdNano: 1_500_000,
+    writtenOffNano: 0,
+    settledAt: now,
+    monthlyAllowance: 0,
+    description: 'openai gpt-4o-mini: 12 in, 9 out',
+    stream: false,
+    answerStatus: 200,
+    errorCode: null,
+    latencyMs: 1.7,
+    ttfbMs: 1.2,
+    attempts: 1,
+  };
+}
+
+/**
+ * What booking needs in a fresh agw database: a daemon row alive for an hour, and per user
+ * an account, a wallet of 1e15 nano-USD and a key, both leased to the daemon in full, and
+ * a quota counter with a slice of a billion calls.
+ */
+export async function seedBooking(c, daemon, users, now) {
+  const period = quotaPeriod(now).key;
+  await c.query('INSERT INTO daemons (id, started_at, expires_at) VALUES ($1, $2, $3)', [daemon, now, now + 3_600_000]);
+  for (const u of users) {
+    await c.query("INSERT INTO users (id, email, tier, created_at) VALUES ($1, $2, 'pro', 1)", [u.id, `${u.id}@example.com`]);
+    await c.query('INSERT INTO wallets (user_id, balance_nusd, leased_nusd, updated_at) VALUES ($1, $2, $2, 1)', [u.id, 1e15]);
+    await c.query("INSERT INTO api_keys (id, user_id, name, lookup, hash, created_at) VALUES ($1, $2, 'k', $1, 'h', 1)", [u.key, u.id]);
+    await c.query("INSERT INTO quota_counters (user_id, usage_type, period_start, used, leased) VALUES ($1, 'ai_chat', $2, 0, 1000000000)", [u.id, period]);
+    await c.query('INSERT INTO leases (pot, daemon_id, amount) VALUES ($1, $2, $3), ($4, $2, 1000000000)', [`1w:${u.id}`, daemon, 1e15, `2q:${u.id}:ai_chat:${period}`]);
+  }
 }
