@@ -10,7 +10,7 @@
 // default the newest /usr/lib/postgresql/*/bin).
 // `npm run build && node bench/pg-callgrind.js [--batch 1,20] [--sql FILE] [--json]`
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -32,8 +32,17 @@ function asPostgres(cmd, args, opts = {}) {
   return execFileSync(file, argv, { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, ...opts });
 }
 
+// the server's files, the SQL it runs and valgrind's logs: a directory only the postgres user
+// (and root) can enter, so nobody else can swap the SQL a superuser backend runs
 const tmp = mkdtempSync('/tmp/agw-callgrind-');
-chmodSync(tmp, 0o777);
+if (process.getuid?.() === 0) {
+  const ids = execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim();
+  const gid = execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).trim();
+  chownSync(tmp, Number(ids), Number(gid));
+}
+chmodSync(tmp, 0o700);
+/** A path as one word of a `sh -c` command. */
+const sq = (p) => `'${String(p).replaceAll("'", "'\\''")}'`;
 const data = join(tmp, 'data');
 const port = await freePort();
 const daemon = 'dmn_callgrind';
@@ -87,9 +96,13 @@ try {
     writeFileSync(sql, text, { mode: 0o644 });
     const log = join(tmp, `run-${first}.log`);
     // valgrind reports on stderr; the backend's answers go to stdout
-    asPostgres('sh', ['-c', `valgrind --tool=callgrind --callgrind-out-file=${copy}.out ${join(bin, 'postgres')} --single -D ${copy} agw < ${sql} > /dev/null 2> ${log}`]);
-    const m = /I\s+refs:\s+([\d,]+)/.exec(readFileSync(log, 'utf8'));
-    if (!m) throw new Error(`callgrind printed no total: see ${log}`);
+    asPostgres('sh', ['-c', `valgrind --tool=callgrind --callgrind-out-file=${sq(`${copy}.out`)} ${sq(join(bin, 'postgres'))} --single -D ${sq(copy)} agw < ${sq(sql)} > /dev/null 2> ${sq(log)}`]);
+    const report = readFileSync(log, 'utf8');
+    // a single-user backend exits 0 after a failed statement: a failure would count as a cheap batch
+    const failed = /\b(ERROR|FATAL|PANIC):  .*$/m.exec(report);
+    if (failed) throw new Error(`a booking failed in the callgrind run: ${failed[0]}`);
+    const m = /I\s+refs:\s+([\d,]+)/.exec(report);
+    if (!m) throw new Error('callgrind printed no total');
     (instructions[batch] ??= {})[count] = Number(m[1].replaceAll(',', ''));
     rmSync(copy, { recursive: true, force: true });
   }

@@ -199,6 +199,7 @@ describe('the batch as an array of rows, in binary (bookingRecords)', () => {
     expect(() => bookingRecords([{ ord: 0, id: 'use_x', customerNano: 2 ** 53 }], 1)).toThrow(/customerNano/);
     expect(() => bookingRecords([{ ord: 0, id: 'use_x', stream: 1 }], 1)).toThrow(/stream: 1 is not a boolean/);
     expect(() => bookingRecords([{ ord: 0, id: 'use_x', units: '3' }], 1)).toThrow(/units: 3 is not a number/);
+    expect(() => bookingRecords([{ ord: 2 ** 31, id: 'use_x' }], 1)).toThrow(/ord: 2147483648 is beyond a 32-bit integer/);
   });
 
   test("the fields go by position, so the daemon's list is the store's type, and a daemon whose list is not refuses to start", async () => {

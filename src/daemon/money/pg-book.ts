@@ -138,11 +138,14 @@ export function bookingRecords(rows: readonly Record<string, unknown>[], element
         continue;
       }
       switch (kind) {
-        case 'int4':
+        case 'int4': {
+          const x = numberOf(v, field, true);
+          if (x !== (x | 0)) throw new TypeError(`booking field ${field}: ${x} is beyond a 32-bit integer`);
           view.setInt32(o + 4, 4);
-          view.setInt32(o + 8, numberOf(v, field, true));
+          view.setInt32(o + 8, x);
           o += 12;
           break;
+        }
         case 'int8': {
           const x = numberOf(v, field, true);
           const hi = Math.floor(x / 2 ** 32);
