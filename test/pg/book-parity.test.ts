@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { applyBookings, type Booking } from '../../src/daemon/money/bookings.js';
 import { PgBatcher } from '../../src/daemon/money/pg-batch.js';
-import { BOOKING_FIELDS, bookingRecords, bookingTypeOid, checkBookingType } from '../../src/daemon/money/pg-book.js';
+import { BOOKING_FIELDS, bookingRecords, bookingTypeOid, checkBookingType } from '../../src/daemon/money/pg-booking-row.js';
 import { quotaPeriod } from '../../src/daemon/money/quotas.js';
 import { credit } from '../../src/daemon/money/wallets.js';
 import type { Db } from '../../src/daemon/store/db.js';

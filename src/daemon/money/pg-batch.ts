@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { PgDb } from '../store/postgres.js';
 import { isStoreUnavailable } from '../store/errors.js';
 import type { Booking } from './bookings.js';
-import { bookingRecords, bookingTypeOid, storableJson } from './pg-book.js';
+import { bookingRecords, bookingTypeOid, storableJson } from './pg-booking-row.js';
 import { potNames } from './pg-pots.js';
 import { monthKey, monthStart } from './wallets.js';
 

@@ -6,7 +6,7 @@ import type { Booking } from './bookings.js';
 import type { AdmitKey, AdmitRequest, Held, MoneyEngine, RateHeaders, Refusal } from './engine.js';
 import type { TierDef } from '../../shared/config/defaults.js';
 import { PgBatcher, LEASE_LOST, isTransient, type Consumed } from './pg-batch.js';
-import { checkBookingType } from './pg-book.js';
+import { checkBookingType } from './pg-booking-row.js';
 import { PgSpool, SPOOL_RETRY_MS } from './pg-spool.js';
 import { potNames, type Need, type Pot, type PotKind, type WaitResult } from './pg-pots.js';
 import { leaseTiming, Slices, type LeaseTiming } from './pg-slices.js';

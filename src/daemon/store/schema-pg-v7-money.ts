@@ -1,4 +1,5 @@
-import { PG_BOOK_FUNCTION, PG_BOOK_TYPE } from '../money/pg-book.js';
+import { PG_BOOK_FUNCTION } from '../money/pg-book.js';
+import { PG_BOOK_TYPE } from '../money/pg-booking-row.js';
 import { PG_MONEY_FUNCTIONS } from '../money/pg-functions.js';
 
 /**
