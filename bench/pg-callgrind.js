@@ -92,7 +92,7 @@ try {
     asPostgres('cp', ['-a', data, copy]);
     const sql = join(tmp, `run-${first}.sql`);
     let text = 'SET synchronous_commit = off;\n';
-    for (let i = first; i < first + count; i++) text += `SELECT agw_book_v11('${daemon}', rows) FROM cg_batches WHERE n = ${i};\n`;
+    for (let i = first; i < first + count; i++) text += `SELECT agw_book_v13('${daemon}', rows, NULL, false) FROM cg_batches WHERE n = ${i};\n`;
     writeFileSync(sql, text, { mode: 0o644 });
     const log = join(tmp, `run-${first}.log`);
     // valgrind reports on stderr; the backend's answers go to stdout

@@ -22,7 +22,7 @@ interface Queued {
   done: (err?: unknown) => void;
 }
 
-/** Bookings per agw_book_v11 call at most. */
+/** Bookings per agw_book_v13 call at most. */
 const MAX_BATCH = 500;
 /**
  * Transient failures (deadlock, serialization, a dropped connection) are retried this
@@ -31,12 +31,18 @@ const MAX_BATCH = 500;
  */
 const RETRY_FOR_MS = 2000;
 
-/** SQLSTATE of agw_book_v11 / agw_lease_v7 when the daemon's leases were reclaimed. */
+/** SQLSTATE of agw_book_v13 / agw_lease_v7 when the daemon's leases were reclaimed. */
 export const LEASE_LOST = 'AGW01';
+/**
+ * SQLSTATE of agw_book_v13 when a batch sent as new holds a booking already in the store (a
+ * batch that committed before its answer was lost, a spooled booking booked again): nothing
+ * was written, and the batch is sent again at once with p_probe, which books only what is new.
+ */
+const BOOKED_BEFORE = 'AGW02';
 
 /**
  * Group commit of settled calls on PostgreSQL: every booking of an event-loop turn, and
- * every booking that arrives while a batch commits, goes into the next agw_book_v11 call
+ * every booking that arrives while a batch commits, goes into the next agw_book_v13 call
  * (one round trip, one transaction: pg-book.ts). A call's promise settles once its
  * batch committed, so an answer goes out only when its booking is in the store. Under
  * load a batch holds many calls: far less than one round trip per call.
@@ -99,15 +105,16 @@ export class PgBatcher {
 
   private async apply(epoch: string, batch: Queued[]): Promise<void> {
     const started = Date.now();
-    for (;;) {
+    // a batch is new on its first try: agw_book_v13 skips looking for its bookings in the store
+    for (let probe = false; ; probe = true) {
       try {
         this.elementOid ??= await bookingTypeOid(this.db);
         const rows = bookingRecords(batch.map(row), this.elementOid);
         const bodies = batch.filter((q) => q.b.bodies).map((q) => ({ id: q.b.id, createdAt: q.b.createdAt, ...q.b.bodies }));
         if (bodies.length) {
           // logs.bodies: the kept bodies go with the batch, in the same call (a binary body's NUL as U+FFFD)
-          await this.db.call('agw_book_bodies', 'SELECT agw_book_v11($1, $2::agw_booking_v7[], $3::jsonb) AS n', [epoch, rows, JSON.stringify(bodies, storableJson)]);
-        } else await this.db.call('agw_book', 'SELECT agw_book_v11($1, $2::agw_booking_v7[]) AS n', [epoch, rows]);
+          await this.db.call('agw_book_bodies', 'SELECT agw_book_v13($1, $2::agw_booking_v7[], $3::jsonb, $4) AS n', [epoch, rows, JSON.stringify(bodies, storableJson), probe]);
+        } else await this.db.call('agw_book', 'SELECT agw_book_v13($1, $2::agw_booking_v7[], NULL, $3) AS n', [epoch, rows, probe]);
         this.stats.batches++;
         this.stats.bookings += batch.length;
         this.committed(batch);
@@ -115,6 +122,7 @@ export class PgBatcher {
         return;
       } catch (err) {
         const code = (err as { code?: string }).code ?? '';
+        if (code === BOOKED_BEFORE && Date.now() - started < RETRY_FOR_MS) continue;
         const transient = isTransient(err);
         if (transient && Date.now() - started < RETRY_FOR_MS) {
           this.stats.retries++;
@@ -145,7 +153,7 @@ export function isTransient(err: unknown): boolean {
   return code === '40001' || code === '40P01' || isStoreUnavailable(err);
 }
 
-/** A booking as agw_book_v11 reads it: the Booking, its place, its month, the slices it consumed. */
+/** A booking as agw_book_v13 reads it: the Booking, its place, its month, the slices it consumed. */
 function row(q: Queued, ord: number) {
   return {
     ...q.b,

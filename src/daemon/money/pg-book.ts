@@ -34,21 +34,26 @@ function rollups(writtenOff: boolean): string {
 }
 
 /**
- * agw_book_v11: a batch of settled calls, as applyBookings (money/bookings.ts) books them on SQLite:
+ * agw_book_v13: a batch of settled calls, as applyBookings (money/bookings.ts) books them on SQLite:
  * each usage record once (a booking already in the store writes nothing), the wallets
  * debited in order (allowance first, never below zero: what a wallet cannot cover is
  * written off), quota counters and key budgets counted, the rollups added; and what the
  * calls consumed taken off the daemon's slices. test/pg/book-parity.test.ts holds the two
- * to the same books. A booking of an account deleted meanwhile is dropped: the batch holds
- * its accounts (FOR KEY SHARE) once, where a foreign key checked every row (migration 10).
+ * to the same books. A call's wallet transaction is columns of its usage record (tx_*,
+ * migration 13), so the wallets are worked out before the records are written. A booking
+ * of an account deleted meanwhile is dropped: the batch holds its accounts (FOR KEY SHARE)
+ * once, where a foreign key checked every row (migration 10).
  * The batch comes as an agw_booking_v7[] in the daemon's order (binary: pg-booking-row.ts),
- * and the kept bodies (logs.bodies) as JSON when there are any. agw_book_v7 and
- * agw_book_v9, which took the batch as JSON, remain for daemons of an earlier version
- * during a rolling upgrade.
+ * and the kept bodies (logs.bodies) as JSON when there are any. With p_probe false (a batch
+ * on its first try) it does not look for its bookings in the store first; the insert then
+ * refuses one found there (AGW02, pg-batch.ts). agw_book_v11 (binary, always looking),
+ * agw_book_v7 and agw_book_v9 (JSON) remain for daemons of an earlier version during a
+ * rolling upgrade.
  */
 
 export const PG_BOOK_FUNCTION = `
-CREATE OR REPLACE FUNCTION agw_book_v11(p_daemon text, p_rows agw_booking_v7[], p_bodies jsonb DEFAULT NULL) RETURNS integer LANGUAGE plpgsql AS $fn$
+CREATE OR REPLACE FUNCTION agw_book_v13(p_daemon text, p_rows agw_booking_v7[], p_bodies jsonb DEFAULT NULL, p_probe boolean DEFAULT true)
+    RETURNS integer LANGUAGE plpgsql AS $fn$
 DECLARE
   v_rows agw_booking_v7[];
   v_fresh text[];
@@ -74,15 +79,13 @@ DECLARE
   v_lease bigint;
   v_short_ids text[] := '{}';
   v_short_amounts bigint[] := '{}';
-  t_amount bigint[];
-  t_allowance bigint[];
-  t_after bigint[];
-  t_description text[];
-  t_provider text[];
-  t_model text[];
-  t_project text[];
-  t_usage text[];
-  t_at bigint[];
+  v_written bigint;
+  x_tx bigint[] := '{}';
+  x_amount bigint[] := '{}';
+  x_allowance bigint[] := '{}';
+  x_after bigint[] := '{}';
+  x_description text[] := '{}';
+  x_short bigint[] := '{}';
 BEGIN
   ${CHECK_DAEMON}
   -- whether the batch counts in key budgets; its accounts, held against deletion (the
@@ -90,31 +93,19 @@ BEGIN
   v_rows := p_rows;
   SELECT bool_or(y.status = 'finalized' AND jsonb_array_length(coalesce(y.budgets, '[]'::jsonb)) > 0) INTO v_budgets FROM unnest(v_rows) AS y;
   v_users := ARRAY(SELECT a.id FROM users a WHERE a.id IN (SELECT y."userId" FROM unnest(v_rows) AS y) ORDER BY a.id FOR KEY SHARE);
-  -- (no ORDER BY: sorting the whole rows cost a tenth of this statement, and the order
-  -- records are written in means nothing)
-  WITH ins AS (
-    INSERT INTO usage_records (id, user_id, key_id, usage_type, status, endpoint, provider_id, model, alias, project_id,
-       prompt_tokens, completion_tokens, cached_tokens, units, raw_cost_nusd, customer_cost_nusd, hold_nusd, written_off_nusd,
-       http_status, answer_status, error_code, stream, latency_ms, ttfb_ms, attempts, period_start, created_at, finalized_at)
-    SELECT id, "userId", "keyId", "usageType", status, endpoint, "providerId", model, alias, "projectId",
-       "promptTokens", "completionTokens", "cachedTokens", units,
-       CASE WHEN status = 'finalized' THEN "rawNano" ELSE 0 END, CASE WHEN status = 'finalized' THEN "customerNano" ELSE 0 END,
-       "holdNano", "writtenOffNano", "httpStatus", "answerStatus", "errorCode", CASE WHEN stream THEN 1 ELSE 0 END,
-       "latencyMs", "ttfbMs", attempts, "periodKey", "createdAt", "settledAt"
-      FROM unnest(v_rows) AS y WHERE y."userId" = ANY (v_users)
-    ON CONFLICT (id) DO NOTHING RETURNING id)
-  SELECT coalesce(array_agg(id), '{}') INTO v_fresh FROM ins;
-  IF p_bodies IS NOT NULL THEN
-    INSERT INTO request_bodies (usage_id, created_at, request, response, request_bytes, response_bytes)
-      SELECT x.id, x."createdAt", x.request, x.response, x."requestBytes", x."responseBytes"
-        FROM jsonb_to_recordset(p_bodies) AS x(id text, "createdAt" bigint, request text, response text, "requestBytes" bigint, "responseBytes" bigint)
-       WHERE x.id = ANY (v_fresh)
-      ON CONFLICT (usage_id) DO NOTHING;
+  -- the bookings new to the store (a retried batch may have committed): the usage records
+  -- are written after the wallets, carrying their debit (migration 13)
+  IF p_probe THEN
+    v_fresh := ARRAY(SELECT y.id FROM unnest(v_rows) AS y
+                      WHERE y."userId" = ANY (v_users) AND NOT EXISTS (SELECT FROM usage_records r WHERE r.id = y.id));
+  ELSE
+    -- a batch on its first try: none of it is in the store (if one is, the insert below fails
+    -- the batch, and the retry looks)
+    v_fresh := ARRAY(SELECT y.id FROM unnest(v_rows) AS y WHERE y."userId" = ANY (v_users));
   END IF;
   IF cardinality(v_fresh) = 0 THEN
     RETURN 0;
   END IF;
-  -- from here on, only the bookings new to the store
   IF cardinality(v_fresh) < cardinality(v_rows) THEN
     v_rows := ARRAY(SELECT r FROM unnest(v_rows) AS r WHERE r.id = ANY (v_fresh) ORDER BY r.ord);
   END IF;
@@ -132,8 +123,7 @@ BEGIN
     v_updated := v_wallet.updated_at;
     v_from_b_total := 0;
     v_consumed := 0;
-    t_amount := '{}'; t_allowance := '{}'; t_after := '{}'; t_description := '{}'; t_provider := '{}'; t_model := '{}'; t_project := '{}'; t_usage := '{}'; t_at := '{}';
-    FOR b IN SELECT * FROM unnest(v_rows) AS y WHERE y.status = 'finalized' AND y."userId" = u.user_id ORDER BY y.ord
+    FOR b IN SELECT * FROM unnest(v_rows) WITH ORDINALITY AS y WHERE y.status = 'finalized' AND y."userId" = u.user_id ORDER BY y.ord
     LOOP
       v_used := CASE WHEN v_month = b.month THEN v_aused ELSE 0 END;
       v_arem := greatest(0, b."monthlyAllowance" - v_used);
@@ -150,26 +140,18 @@ BEGIN
       IF b."leasedWallet" THEN
         v_consumed := v_consumed + v_amount;
       END IF;
-      t_amount := t_amount || -v_amount;
-      t_allowance := t_allowance || v_from_a;
-      t_after := t_after || v_balance;
-      t_description := t_description || CASE WHEN v_short > 0 THEN coalesce(b.description, '') || ' (' || v_short || ' nano-USD not covered: written off)' ELSE b.description END;
-      t_provider := t_provider || b."providerId";
-      t_model := t_model || b.model;
-      t_project := t_project || b."projectId";
-      t_usage := t_usage || b.id;
-      t_at := t_at || b."settledAt";
+      -- the call's wallet transaction, by its place in the batch (ids in the order SQLite gives them)
+      x_tx[b.ordinality::int] := nextval('wallet_transactions_id_seq');
+      x_amount[b.ordinality::int] := -v_amount;
+      x_allowance[b.ordinality::int] := v_from_a;
+      x_after[b.ordinality::int] := v_balance;
+      x_description[b.ordinality::int] := CASE WHEN v_short > 0 THEN coalesce(b.description, '') || ' (' || v_short || ' nano-USD not covered: written off)' ELSE b.description END;
       IF v_short > 0 THEN
-        UPDATE usage_records SET customer_cost_nusd = customer_cost_nusd - v_short, written_off_nusd = written_off_nusd + v_short WHERE id = b.id;
+        x_short[b.ordinality::int] := v_short;
         v_short_ids := v_short_ids || b.id;
         v_short_amounts := v_short_amounts || v_short;
       END IF;
     END LOOP;
-    -- one transaction per call, in order, written in one statement
-    INSERT INTO wallet_transactions (user_id, type, amount_nusd, allowance_nusd, balance_after_nusd, description, provider_id, model, project_id, usage_id, created_at)
-      SELECT u.user_id, 'usage', t.a, t.al, t.af, t.d, t.p, t.m, t.pr, t.us, t.at
-        FROM unnest(t_amount, t_allowance, t_after, t_description, t_provider, t_model, t_project, t_usage, t_at) WITH ORDINALITY AS t(a, al, af, d, p, m, pr, us, at, n)
-       ORDER BY t.n;
     SELECT amount INTO v_lease FROM leases WHERE pot = '1w:' || u.user_id AND daemon_id = p_daemon FOR UPDATE;
     v_consumed := least(coalesce(v_lease, 0), v_consumed);
     IF v_consumed > 0 THEN
@@ -179,6 +161,36 @@ BEGIN
         last_allowance_at = v_last, updated_at = v_updated, leased_nusd = greatest(0, leased_nusd - v_consumed)
       WHERE user_id = u.user_id;
   END LOOP;
+
+  -- the usage records, each with its wallet transaction (a finalized call of an account with
+  -- a wallet) and what its wallet could not cover. One already in the store (a batch on its
+  -- first try that did commit before, or a concurrent retry) fails the batch with AGW02, and
+  -- the daemon tries it again at once, looking first (p_probe)
+  WITH ins AS (
+    INSERT INTO usage_records (id, user_id, key_id, usage_type, status, endpoint, provider_id, model, alias, project_id,
+       prompt_tokens, completion_tokens, cached_tokens, units, raw_cost_nusd, customer_cost_nusd, hold_nusd, written_off_nusd,
+       http_status, answer_status, error_code, stream, latency_ms, ttfb_ms, attempts, period_start, created_at, finalized_at,
+       tx_id, tx_amount_nusd, tx_allowance_nusd, tx_balance_after_nusd, tx_description)
+    SELECT id, "userId", "keyId", "usageType", status, endpoint, "providerId", model, alias, "projectId",
+       "promptTokens", "completionTokens", "cachedTokens", units,
+       CASE WHEN status = 'finalized' THEN "rawNano" ELSE 0 END,
+       CASE WHEN status = 'finalized' THEN "customerNano" - coalesce(x_short[ordinality::int], 0) ELSE 0 END,
+       "holdNano", "writtenOffNano" + coalesce(x_short[ordinality::int], 0), "httpStatus", "answerStatus", "errorCode", CASE WHEN stream THEN 1 ELSE 0 END,
+       "latencyMs", "ttfbMs", attempts, "periodKey", "createdAt", "settledAt",
+       x_tx[ordinality::int], x_amount[ordinality::int], x_allowance[ordinality::int], x_after[ordinality::int], x_description[ordinality::int]
+      FROM unnest(v_rows) WITH ORDINALITY AS y
+    ON CONFLICT (id) DO NOTHING RETURNING 1)
+  SELECT count(*) INTO v_written FROM ins;
+  IF v_written < cardinality(v_rows) THEN
+    RAISE EXCEPTION 'agw: a booking of this batch is in the store already' USING ERRCODE = 'AGW02';
+  END IF;
+  IF p_bodies IS NOT NULL THEN
+    INSERT INTO request_bodies (usage_id, created_at, request, response, request_bytes, response_bytes)
+      SELECT x.id, x."createdAt", x.request, x.response, x."requestBytes", x."responseBytes"
+        FROM jsonb_to_recordset(p_bodies) AS x(id text, "createdAt" bigint, request text, response text, "requestBytes" bigint, "responseBytes" bigint)
+       WHERE x.id = ANY (v_fresh)
+      ON CONFLICT (usage_id) DO NOTHING;
+  END IF;
 
   -- quota counters, then key budgets (when the batch counts in any): what was used, and the slices it came from
   FOR q IN SELECT y."userId" AS user_id, y."usageType" AS usage_type, y."periodKey" AS period, count(*) AS n,
@@ -229,6 +241,11 @@ ${rollups(false)}
 ${rollups(true)}
   END IF;
   RETURN cardinality(v_fresh);
+END
+$fn$;
+CREATE OR REPLACE FUNCTION agw_book_v11(p_daemon text, p_rows agw_booking_v7[], p_bodies jsonb DEFAULT NULL) RETURNS integer LANGUAGE plpgsql AS $fn$
+BEGIN
+  RETURN agw_book_v13(p_daemon, p_rows, p_bodies, true);
 END
 $fn$;
 CREATE OR REPLACE FUNCTION agw_book_v7(p_daemon text, p_bookings jsonb) RETURNS integer LANGUAGE sql AS $fn$

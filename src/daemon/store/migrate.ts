@@ -19,6 +19,7 @@ import { SCHEMA_PG_V9_REQUEST_LOG } from './schema-pg-v9-request-log.js';
 import { SCHEMA_PG_V10_BOOK } from './schema-pg-v10-book.js';
 import { SCHEMA_PG_V11_BOOK } from './schema-pg-v11-book.js';
 import { SCHEMA_PG_V12_BOOK } from './schema-pg-v12-book.js';
+import { SCHEMA_PG_V13_USAGE_DEBIT } from './schema-pg-v13-usage-debit.js';
 
 export interface Migration {
   version: number;
@@ -41,6 +42,7 @@ export const MIGRATIONS: Migration[] = [
   { version: 10, name: 'bookings without a per-row account check (PostgreSQL)', sqlite: '', postgres: SCHEMA_PG_V10_BOOK },
   { version: 11, name: 'bookings as an array of rows, not JSON (PostgreSQL)', sqlite: '', postgres: SCHEMA_PG_V11_BOOK },
   { version: 12, name: 'bookings with less work per batch (PostgreSQL)', sqlite: '', postgres: SCHEMA_PG_V12_BOOK },
+  { version: 13, name: 'a call\'s wallet debit in its usage record (PostgreSQL)', sqlite: '', postgres: SCHEMA_PG_V13_USAGE_DEBIT },
 ];
 
 export const SCHEMA_VERSION = Math.max(...MIGRATIONS.map((m) => m.version));

@@ -1,0 +1,48 @@
+import { PG_BOOK_FUNCTION } from '../money/pg-book.js';
+
+/**
+ * Version 13 for PostgreSQL (issue #16): a call's wallet debit is written as columns of its
+ * usage record (tx_*) instead of a row of its own. That row cost a booked call a heap
+ * tuple and three index entries (id, user's list, usage id), a sixth of a batch's work
+ * (docs/performance.md, "Fifth pass"). `wallet_transactions` becomes a view over the other
+ * transactions (top-ups, credits, purchases: the table, renamed `wallet_entries`) and the
+ * usage records that carry a debit, one id sequence for both, so a listing reads as before
+ * (a merge of two index scans by user and id). Writers insert into the view as before: a
+ * trigger puts the row in `wallet_entries`. The debits booked before stay where they are.
+ * SQLite has nothing to change.
+ */
+export const SCHEMA_PG_V13_USAGE_DEBIT = `
+ALTER TABLE wallet_transactions RENAME TO wallet_entries;
+ALTER TABLE usage_records ADD COLUMN tx_id BIGINT, ADD COLUMN tx_amount_nusd BIGINT, ADD COLUMN tx_allowance_nusd BIGINT,
+  ADD COLUMN tx_balance_after_nusd BIGINT, ADD COLUMN tx_description TEXT;
+CREATE INDEX usage_wallet_tx ON usage_records(user_id, tx_id) WHERE tx_id IS NOT NULL;
+CREATE VIEW wallet_transactions AS
+  SELECT * FROM (
+    SELECT id, user_id, type, amount_nusd, allowance_nusd, balance_after_nusd, description, provider_id, model, project_id,
+           skill_id, usage_id, created_at
+      FROM wallet_entries
+    UNION ALL
+    SELECT tx_id, user_id, 'usage', tx_amount_nusd, tx_allowance_nusd, tx_balance_after_nusd, tx_description, provider_id, model,
+           project_id, NULL::bigint, id, finalized_at
+      FROM usage_records) t
+   WHERE id IS NOT NULL;
+CREATE FUNCTION agw_wallet_tx_insert_v13() RETURNS trigger LANGUAGE plpgsql AS $fn$
+BEGIN
+  INSERT INTO wallet_entries (user_id, type, amount_nusd, allowance_nusd, balance_after_nusd, description, provider_id, model,
+      project_id, skill_id, usage_id, created_at)
+    VALUES (NEW.user_id, NEW.type, NEW.amount_nusd, coalesce(NEW.allowance_nusd, 0), NEW.balance_after_nusd, NEW.description,
+      NEW.provider_id, NEW.model, NEW.project_id, NEW.skill_id, NEW.usage_id, NEW.created_at)
+    RETURNING id INTO NEW.id;
+  RETURN NEW;
+END
+$fn$;
+CREATE TRIGGER agw_wallet_tx_insert INSTEAD OF INSERT ON wallet_transactions FOR EACH ROW EXECUTE FUNCTION agw_wallet_tx_insert_v13();
+CREATE OR REPLACE FUNCTION agw_user_deleted_v10() RETURNS trigger LANGUAGE plpgsql AS $fn$
+BEGIN
+  DELETE FROM wallet_entries WHERE user_id = OLD.id;
+  DELETE FROM usage_records WHERE user_id = OLD.id;
+  RETURN NULL;
+END
+$fn$;
+${PG_BOOK_FUNCTION}
+`;

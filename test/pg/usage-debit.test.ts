@@ -1,0 +1,201 @@
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import type { Booking } from '../../src/daemon/money/bookings.js';
+import { PgBatcher } from '../../src/daemon/money/pg-batch.js';
+import { bookingRecords, bookingTypeOid } from '../../src/daemon/money/pg-booking-row.js';
+import { quotaPeriod } from '../../src/daemon/money/quotas.js';
+import { credit, getWalletRow, listTransactions, monthKey, monthStart } from '../../src/daemon/money/wallets.js';
+import { MIGRATIONS, SCHEMA_VERSION, migrate } from '../../src/daemon/store/migrate.js';
+import { PgDb } from '../../src/daemon/store/postgres.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/pg.js';
+
+/**
+ * Migration 13 (PostgreSQL): a call's wallet debit is columns of its usage record, and
+ * wallet_transactions a view over them and the other transactions. Taken on a store of
+ * version 12 that holds transactions of both kinds the old way: the listing reads old and
+ * new in one order, each balance following from the one before; writers insert through
+ * the view; a batch sent as new that holds a stored booking writes nothing and is booked
+ * once on its retry; an older daemon's agw_book_v11 books on the new schema; deleting an
+ * account deletes all of it.
+ */
+const USER = 'usr_debit';
+const DAEMON = 'dmn_debit';
+let tdb: TestDatabase;
+let db: PgDb;
+let seq = 0;
+
+function call(at: number, customerNano: number): Booking {
+  return {
+    id: `use_debit_${String(++seq).padStart(3, '0')}`,
+    userId: USER,
+    keyId: null,
+    usageType: 'ai_chat',
+    endpoint: 'chat',
+    providerId: 'openai',
+    model: 'gpt-4o-mini',
+    alias: null,
+    projectId: null,
+    periodKey: quotaPeriod(at).key,
+    budgets: [],
+    createdAt: at - 5,
+    status: 'finalized',
+    httpStatus: 200,
+    promptTokens: 12,
+    completionTokens: 9,
+    cachedTokens: 0,
+    units: 0,
+    rawNano: customerNano - 1000,
+    customerNano,
+    holdNano: customerNano * 2,
+    writtenOffNano: 0,
+    settledAt: at,
+    monthlyAllowance: 0,
+    description: `call ${seq}`,
+    stream: false,
+    answerStatus: 200,
+    errorCode: null,
+    latencyMs: 1.5,
+    ttfbMs: 1,
+    attempts: 1,
+  };
+}
+
+const none = { wallet: false, quota: false, budgets: [] };
+const count = async (sql: string, params: unknown[] = []) => Number((await db.get<{ n: number }>(sql, params))!.n);
+const balance = async () => Number((await getWalletRow(db, USER))!.balance_nusd);
+
+beforeAll(async () => {
+  tdb = await createTestDatabase({ migrated: false });
+  db = new PgDb(tdb.url);
+  await db.run('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)');
+  for (const m of MIGRATIONS.filter((x) => x.version < 13)) {
+    await db.exec(m.postgres);
+    await db.run('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)', [m.version, m.name, Date.now()]);
+  }
+  await db.run('INSERT INTO users (id, email, tier, created_at) VALUES (?, ?, ?, ?)', [USER, 'debit@example.com', 'pro', 1]);
+  await db.run('INSERT INTO wallets (user_id, updated_at) VALUES (?, ?)', [USER, 1]);
+  await db.run('INSERT INTO daemons (id, started_at, expires_at) VALUES (?, ?, ?)', [DAEMON, 0, Date.now() + 600_000]);
+  // version 12's books: a credit, then a call whose debit is a row of wallet_transactions
+  await db.tx((q) => credit(q, { userId: USER, amount: 10_000_000, type: 'credit' }));
+  const old = call(Date.now() - 60_000, 1_000_000);
+  await db.run(
+    `INSERT INTO usage_records (id, user_id, usage_type, status, endpoint, provider_id, model, customer_cost_nusd, period_start, created_at, finalized_at)
+     VALUES (?, ?, 'ai_chat', 'finalized', 'chat', 'openai', 'gpt-4o-mini', ?, ?, ?, ?)`,
+    [old.id, USER, old.customerNano, old.periodKey, old.createdAt, old.settledAt],
+  );
+  await db.run(
+    `INSERT INTO wallet_transactions (user_id, type, amount_nusd, balance_after_nusd, description, provider_id, model, usage_id, created_at)
+     VALUES (?, 'usage', ?, ?, ?, 'openai', 'gpt-4o-mini', ?, ?)`,
+    [USER, -old.customerNano, 9_000_000, old.description, old.id, old.settledAt],
+  );
+  await db.run('UPDATE wallets SET balance_nusd = 9000000 WHERE user_id = ?', [USER]);
+  expect(await migrate(db)).toEqual({ applied: [13], current: SCHEMA_VERSION });
+});
+
+afterAll(async () => {
+  await db?.close();
+  await tdb?.drop();
+});
+
+describe('migration 13: the usage debit in the usage record', () => {
+  test('the listing reads the old transactions and the new in one order, each balance following from the one before', async () => {
+    const batcher = new PgBatcher(db, console, () => undefined);
+    const now = Date.now();
+    await Promise.all([call(now, 700_000), call(now + 1, 300_000)].map((b) => batcher.push(b, none, DAEMON)));
+    await db.tx((q) => credit(q, { userId: USER, amount: 5_000_000, type: 'credit', description: 'top-up' })); // through the view
+    await batcher.push(call(now + 2, 2_000_000), none, DAEMON);
+
+    const items = await listTransactions(db, USER, 50);
+    expect(items.map((t) => [t.type, Number(t.amount_nusd)])).toEqual([
+      ['usage', -2_000_000],
+      ['credit', 5_000_000],
+      ['usage', -300_000],
+      ['usage', -700_000],
+      ['usage', -1_000_000], // booked by version 12, a row of its own
+      ['credit', 10_000_000],
+    ]);
+    const ids = items.map((t) => Number(t.id));
+    expect([...ids].sort((a, b) => b - a)).toEqual(ids);
+    expect(new Set(ids).size).toBe(ids.length);
+    for (let i = 0; i < items.length - 1; i++) {
+      expect(Number(items[i].balance_after_nusd)).toBe(Number(items[i + 1].balance_after_nusd) + Number(items[i].amount_nusd));
+    }
+    expect(Number(items[0].balance_after_nusd)).toBe(await balance());
+    expect(await balance()).toBe(9_000_000 - 1_000_000 + 5_000_000 - 2_000_000);
+    expect(items[0].description).toBe(`call ${seq}`);
+    expect(items[0].created_at).toBe(now + 2);
+    // pages of two, by cursor, are the same list
+    const paged: typeof items = [];
+    for (let cursor: number | undefined; ; ) {
+      const page = await listTransactions(db, USER, 2, cursor);
+      paged.push(...page);
+      if (page.length < 2) break;
+      cursor = Number(page[page.length - 1].id);
+    }
+    expect(paged).toEqual(items);
+    // the new debits are columns of their records, not rows of wallet_entries
+    expect(await count("SELECT count(*) AS n FROM wallet_entries WHERE type = 'usage'")).toBe(1);
+    expect(await count('SELECT count(*) AS n FROM usage_records WHERE tx_id IS NOT NULL')).toBe(3);
+  });
+
+  test('a batch sent as new that holds a stored booking writes nothing; the daemon retries it looking, and books the rest once', async () => {
+    const stored = (await db.get<{ id: string }>('SELECT id FROM usage_records WHERE tx_id IS NOT NULL ORDER BY id LIMIT 1'))!.id;
+    const now = Date.now();
+    const again = { ...call(now, 700_000), id: stored };
+    const fresh = call(now + 1, 400_000);
+    const before = { balance: await balance(), records: await count('SELECT count(*) AS n FROM usage_records') };
+    const rows = [again, fresh].map((b, ord) => ({ ...b, ord, month: monthKey(b.settledAt), monthStart: monthStart(b.settledAt), leasedWallet: false, leasedQuota: false }));
+    const oid = await bookingTypeOid(db);
+    await expect(db.get('SELECT agw_book_v13(?, ?::agw_booking_v7[], NULL, false) AS n', [DAEMON, bookingRecords(rows, oid)])).rejects.toMatchObject({ code: 'AGW02' });
+    expect({ balance: await balance(), records: await count('SELECT count(*) AS n FROM usage_records') }).toEqual(before);
+
+    const batcher = new PgBatcher(db, console, () => undefined);
+    await Promise.all([again, fresh].map((b) => batcher.push(b, none, DAEMON)));
+    expect(batcher.stats).toMatchObject({ batches: 1, bookings: 2, retries: 0 });
+    expect(await balance()).toBe(before.balance - 400_000);
+    expect(await count('SELECT count(*) AS n FROM wallet_transactions WHERE usage_id = ?', [stored])).toBe(1);
+    expect(await count('SELECT count(*) AS n FROM wallet_transactions WHERE usage_id = ?', [fresh.id])).toBe(1);
+  });
+
+  test("an older daemon's agw_book_v11 books on the new schema, and its batch booked again writes nothing", async () => {
+    const b = call(Date.now(), 250_000);
+    const rows = [{ ...b, ord: 0, month: monthKey(b.settledAt), monthStart: monthStart(b.settledAt), leasedWallet: false, leasedQuota: false }];
+    const batch = bookingRecords(rows, await bookingTypeOid(db));
+    const before = await balance();
+    expect(Number((await db.get<{ n: number }>('SELECT agw_book_v11(?, ?::agw_booking_v7[]) AS n', [DAEMON, batch]))!.n)).toBe(1);
+    expect(Number((await db.get<{ n: number }>('SELECT agw_book_v11(?, ?::agw_booking_v7[]) AS n', [DAEMON, batch]))!.n)).toBe(0);
+    expect(await balance()).toBe(before - 250_000);
+    expect(await count('SELECT count(*) AS n FROM wallet_transactions WHERE usage_id = ?', [b.id])).toBe(1);
+  });
+
+  test("a page of a heavy user's listing reads a page of rows, not all of the user's debits", async () => {
+    await db.run(
+      `INSERT INTO usage_records (id, user_id, usage_type, status, endpoint, provider_id, period_start, created_at, finalized_at,
+         tx_id, tx_amount_nusd, tx_allowance_nusd, tx_balance_after_nusd)
+       SELECT 'use_heavy_' || g, ?, 'ai_chat', 'finalized', 'chat', 'openai', 'p', g, g, nextval('wallet_transactions_id_seq'), -1, 0, g
+         FROM generate_series(1, 20000) g`,
+      [USER],
+    );
+    await db.run('ANALYZE usage_records');
+    const read = async (sql: string, params: unknown[]) => {
+      const [row] = await db.all<{ 'QUERY PLAN': { Plan: Plan }[] }>(`EXPLAIN (ANALYZE, FORMAT JSON) ${sql}`, params);
+      const rows = (p: Plan): number => (p['Node Type'].includes('Scan') ? p['Actual Rows'] : 0) + (p.Plans ?? []).reduce((n, c) => n + rows(c), 0);
+      return rows(row['QUERY PLAN'][0].Plan);
+    };
+    const first = await listTransactions(db, USER, 50);
+    expect(first).toHaveLength(50);
+    expect(await read('SELECT * FROM wallet_transactions WHERE user_id = ? ORDER BY id DESC LIMIT ?', [USER, 50])).toBeLessThanOrEqual(60);
+    expect(await read('SELECT * FROM wallet_transactions WHERE user_id = ? AND id < ? ORDER BY id DESC LIMIT ?', [USER, Number(first[49].id), 50])).toBeLessThanOrEqual(60);
+  });
+
+  test('deleting the account deletes its transactions of both kinds and its records', async () => {
+    await db.run('DELETE FROM users WHERE id = ?', [USER]);
+    expect(await count('SELECT count(*) AS n FROM wallet_transactions WHERE user_id = ?', [USER])).toBe(0);
+    expect(await count('SELECT count(*) AS n FROM usage_records WHERE user_id = ?', [USER])).toBe(0);
+  });
+});
+
+interface Plan {
+  'Node Type': string;
+  'Actual Rows': number;
+  Plans?: Plan[];
+}
