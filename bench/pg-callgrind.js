@@ -8,20 +8,20 @@
 // reading the stored batch, the commit. `--sql FILE` runs after the migrations (to weigh a
 // change to the function). Needs valgrind and PostgreSQL's server binaries (AGW_PG_BIN,
 // default the newest /usr/lib/postgresql/*/bin).
-// `npm run build && node bench/pg-callgrind.js [--batch 1,20] [--sql FILE] [--json]`
+// `npm run build && node bench/pg-callgrind.js [--batch 1,20] [--users N] [--background N] [--sql FILE] [--json] [--keep DIR]`
 import { execFileSync } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { benchBooking, seedBooking } from './pg.js';
+import { benchBooking, seedBackground, seedBooking } from './pg.js';
 import { openAndMigrate } from '../dist/daemon/store/open.js';
 import { bookingRecords, bookingTypeOid } from '../dist/daemon/money/pg-booking-row.js';
 import { quotaPeriod } from '../dist/daemon/money/quotas.js';
 import { monthKey, monthStart } from '../dist/daemon/money/wallets.js';
 
-const { values: a } = parseArgs({ options: { batch: { type: 'string' }, sql: { type: 'string' }, json: { type: 'boolean' } } });
+const { values: a } = parseArgs({ options: { batch: { type: 'string' }, sql: { type: 'string' }, json: { type: 'boolean' }, keep: { type: 'string' }, users: { type: 'string' }, background: { type: 'string' } } });
 const sizes = (a.batch ?? '1,20').split(',').map(Number);
 const runs = (b) => (b < 10 ? [20, 100] : [10, 40]);
 
@@ -46,7 +46,8 @@ const sq = (p) => `'${String(p).replaceAll("'", "'\\''")}'`;
 const data = join(tmp, 'data');
 const port = await freePort();
 const daemon = 'dmn_callgrind';
-const user = { id: 'usr_callgrind', key: 'key_callgrind' };
+// --users N: a batch's calls spread over N accounts, one after the other (bench:pg's 20 users)
+const users = Array.from({ length: Number(a.users ?? 1) }, (_, i) => ({ id: `usr_callgrind_${i}`, key: `key_callgrind_${i}` }));
 try {
   asPostgres(join(bin, 'initdb'), ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync']);
   const start = () => asPostgres(join(bin, 'pg_ctl'), ['-D', data, '-w', '-l', join(tmp, 'server.log'), '-o', `-p ${port} -k ${tmp} -c listen_addresses=127.0.0.1 -c fsync=off`, 'start']);
@@ -62,9 +63,14 @@ try {
   const c = new pg.Client({ connectionString: `${url}/agw` });
   await c.connect();
   const now = Date.now();
-  await seedBooking(c, daemon, [user], now);
+  await seedBooking(c, daemon, users, now);
+  // --background N: N other accounts, so the tables have a used store's size (seedBackground)
+  await seedBackground(c, Number(a.background ?? 0), now);
   if (a.sql) await c.query(readFileSync(a.sql, 'utf8'));
   // every batch of every run, with ids of its own (a booking already in the store books nothing)
+  // the function the daemon calls (agw_book_v11 before migration 13: comparisons with an earlier build)
+  const v13 = (await c.query("SELECT to_regproc('agw_book_v13') IS NOT NULL AS v13")).rows[0].v13;
+  const book = (rows) => (v13 ? `agw_book_v13('${daemon}', ${rows}, NULL, false)` : `agw_book_v11('${daemon}', ${rows})`);
   await c.query('CREATE TABLE cg_batches (n int PRIMARY KEY, rows agw_booking_v7[])');
   await c.query('ALTER TABLE cg_batches ALTER COLUMN rows SET STORAGE EXTERNAL'); // no decompression counted
   let n = 0;
@@ -75,7 +81,7 @@ try {
       const first = n + 1;
       for (let i = 0; i < count; i++) {
         const rows = Array.from({ length: b }, (_, ord) => ({
-          ...benchBooking(user, `use_cg${(++seq).toString(36).padStart(8, '0')}`, quotaPeriod(now).key, now),
+          ...benchBooking(users[ord % users.length], `use_cg${(++seq).toString(36).padStart(8, '0')}`, quotaPeriod(now).key, now),
           ord, month: monthKey(now), monthStart: monthStart(now), leasedWallet: true, leasedQuota: true,
         }));
         await c.query('INSERT INTO cg_batches (n, rows) VALUES ($1, $2::agw_booking_v7[])', [++n, bookingRecords(rows, oid)]);
@@ -92,7 +98,7 @@ try {
     asPostgres('cp', ['-a', data, copy]);
     const sql = join(tmp, `run-${first}.sql`);
     let text = 'SET synchronous_commit = off;\n';
-    for (let i = first; i < first + count; i++) text += `SELECT agw_book_v13('${daemon}', rows, NULL, false) FROM cg_batches WHERE n = ${i};\n`;
+    for (let i = first; i < first + count; i++) text += `SELECT ${book('rows')} FROM cg_batches WHERE n = ${i};\n`;
     writeFileSync(sql, text, { mode: 0o644 });
     const log = join(tmp, `run-${first}.log`);
     // valgrind reports on stderr; the backend's answers go to stdout
@@ -104,6 +110,8 @@ try {
     const m = /I\s+refs:\s+([\d,]+)/.exec(report);
     if (!m) throw new Error('callgrind printed no total');
     (instructions[batch] ??= {})[count] = Number(m[1].replaceAll(',', ''));
+    // --keep DIR: valgrind's profiles, for callgrind_annotate (batch-<size>-<count>.out)
+    if (a.keep) copyFileSync(`${copy}.out`, join(a.keep, `batch-${batch}-${count}.out`));
     rmSync(copy, { recursive: true, force: true });
   }
   const out = sizes.map((b) => {

@@ -51,6 +51,28 @@ function rollups(writtenOff: boolean): string {
  * rolling upgrade.
  */
 
+/**
+ * A statement's WITH list that takes what a batch's calls consumed off this daemon's slices:
+ * `wanted` is a query of (pot, n, …keys). The lease rows are locked in pot order, the lock
+ * order of every function, and each gives at most what it holds. The CTE `used` yields the
+ * keys and what was taken, for the pots' own `leased` columns.
+ */
+function takeFromSlices(wanted: string, keys: string): string {
+  return `WITH w AS (${wanted}),
+       o AS MATERIALIZED (SELECT l.amount, w.* FROM leases l JOIN w ON l.pot = w.pot
+                           WHERE l.daemon_id = p_daemon ORDER BY l.pot COLLATE "C" FOR UPDATE OF l),
+       used AS (UPDATE leases SET amount = leases.amount - least(o.amount, o.n) FROM o
+                 WHERE leases.pot = o.pot AND leases.daemon_id = p_daemon AND least(o.amount, o.n) > 0
+                 RETURNING ${keys}, least(o.amount, o.n) AS used)`;
+}
+
+/**
+ * A quota counter's upsert: the calls counted in `used`; the row inserted carries in `leased`
+ * what of them came from this daemon's slice (a counter not there yet had no slices).
+ */
+const QUOTA_ADD = `ON CONFLICT (user_id, usage_type, period_start) DO UPDATE SET used = quota_counters.used + excluded.used,
+      leased = greatest(0, quota_counters.leased - excluded.leased)`;
+
 export const PG_BOOK_FUNCTION = `
 CREATE OR REPLACE FUNCTION agw_book_v13(p_daemon text, p_rows agw_booking_v7[], p_bodies jsonb DEFAULT NULL, p_probe boolean DEFAULT true)
     RETURNS integer LANGUAGE plpgsql AS $fn$
@@ -59,27 +81,41 @@ DECLARE
   v_fresh text[];
   v_users text[];
   v_budgets boolean;
-  u record;
-  b record;
-  q record;
-  v_wallet wallets%ROWTYPE;
-  v_balance bigint;
-  v_month text;
-  v_aused bigint;
-  v_last bigint;
-  v_updated bigint;
+  v_finalized boolean;
+  b agw_booking_v7;
+  i int := 0;
+  k int;
+  -- the wallets of the batch's finalized calls, locked, one element per account
+  w_user text[];
+  w_unlimited boolean[];
+  w_balance bigint[];
+  w_month text[];
+  w_aused bigint[];
+  w_last bigint[];
+  w_updated bigint[];
+  w_from_b bigint[];
+  w_consumed bigint[];
   v_used bigint;
   v_arem bigint;
   v_short bigint;
   v_amount bigint;
   v_from_a bigint;
   v_from_b bigint;
-  v_from_b_total bigint;
-  v_consumed bigint;
-  v_lease bigint;
   v_short_ids text[] := '{}';
   v_short_amounts bigint[] := '{}';
   v_written bigint;
+  v_lease bigint;
+  v_taken bigint;
+  -- the batch's quota counters, one element per counter (its pot's name, account, usage type,
+  -- period, calls, calls admitted against this daemon's slice)
+  g int;
+  q_pot text[] := '{}';
+  q_user text[] := '{}';
+  q_type text[] := '{}';
+  q_period text[] := '{}';
+  q_n bigint[] := '{}';
+  q_leased bigint[] := '{}';
+  -- each call's wallet transaction and write-off, by its place in the batch
   x_tx bigint[] := '{}';
   x_amount bigint[] := '{}';
   x_allowance bigint[] := '{}';
@@ -88,13 +124,15 @@ DECLARE
   x_short bigint[] := '{}';
 BEGIN
   ${CHECK_DAEMON}
-  -- whether the batch counts in key budgets; its accounts, held against deletion (the
-  -- bookings of an account that is gone are dropped); its usage records, once each
+  -- whether the batch counts in key budgets, whether it debits at all; its accounts, held against deletion (the
+  -- bookings of an account that is gone are dropped)
   v_rows := p_rows;
-  SELECT bool_or(y.status = 'finalized' AND jsonb_array_length(coalesce(y.budgets, '[]'::jsonb)) > 0) INTO v_budgets FROM unnest(v_rows) AS y;
-  v_users := ARRAY(SELECT a.id FROM users a WHERE a.id IN (SELECT y."userId" FROM unnest(v_rows) AS y) ORDER BY a.id FOR KEY SHARE);
-  -- the bookings new to the store (a retried batch may have committed): the usage records
-  -- are written after the wallets, carrying their debit (migration 13)
+  SELECT bool_or(y.status = 'finalized' AND jsonb_array_length(coalesce(y.budgets, '[]'::jsonb)) > 0), coalesce(bool_or(y.status = 'finalized'), false)
+    INTO v_budgets, v_finalized FROM unnest(v_rows) AS y;
+  -- (the accounts named by an array, not joined with the batch: a locking query keeps a copy of
+  -- each joined row, here all of a booking's fields)
+  v_users := ARRAY(SELECT a.id FROM users a WHERE a.id = ANY (ARRAY(SELECT y."userId" FROM unnest(v_rows) AS y)) ORDER BY a.id FOR KEY SHARE);
+  -- the bookings new to the store (a retried batch may have committed)
   IF p_probe THEN
     v_fresh := ARRAY(SELECT y.id FROM unnest(v_rows) AS y
                       WHERE y."userId" = ANY (v_users) AND NOT EXISTS (SELECT FROM usage_records r WHERE r.id = y.id));
@@ -110,57 +148,93 @@ BEGIN
     v_rows := ARRAY(SELECT r FROM unnest(v_rows) AS r WHERE r.id = ANY (v_fresh) ORDER BY r.ord);
   END IF;
 
-  -- wallets, by user: one transaction per finalized call, in order
-  FOR u IN SELECT d.user_id FROM (SELECT DISTINCT y."userId" AS user_id FROM unnest(v_rows) AS y WHERE y.status = 'finalized') d
-            ORDER BY d.user_id COLLATE "C"
-  LOOP
-    SELECT * INTO v_wallet FROM wallets WHERE user_id = u.user_id FOR UPDATE;
-    CONTINUE WHEN NOT FOUND;
-    v_balance := v_wallet.balance_nusd;
-    v_month := v_wallet.allowance_month;
-    v_aused := v_wallet.allowance_used_nusd;
-    v_last := v_wallet.last_allowance_at;
-    v_updated := v_wallet.updated_at;
-    v_from_b_total := 0;
-    v_consumed := 0;
-    FOR b IN SELECT * FROM unnest(v_rows) WITH ORDINALITY AS y WHERE y.status = 'finalized' AND y."userId" = u.user_id ORDER BY y.ord
-    LOOP
-      v_used := CASE WHEN v_month = b.month THEN v_aused ELSE 0 END;
-      v_arem := greatest(0, b."monthlyAllowance" - v_used);
-      v_short := CASE WHEN v_wallet.unlimited <> 0 THEN 0 ELSE greatest(0, b."customerNano" - greatest(0, v_arem + v_balance)) END;
-      v_amount := b."customerNano" - v_short;
-      v_from_a := CASE WHEN v_wallet.unlimited <> 0 THEN 0 ELSE least(v_arem, v_amount) END;
-      v_from_b := CASE WHEN v_wallet.unlimited <> 0 THEN 0 ELSE v_amount - v_from_a END;
-      v_balance := v_balance - v_from_b;
-      v_from_b_total := v_from_b_total + v_from_b;
-      v_month := b.month;
-      v_aused := v_used + v_from_a;
-      v_last := CASE WHEN b."monthlyAllowance" > 0 THEN b."monthStart" ELSE v_last END;
-      v_updated := b."settledAt";
-      IF b."leasedWallet" THEN
-        v_consumed := v_consumed + v_amount;
+  -- the wallets, locked in account order and read at once; then each finalized call, in the
+  -- batch's order, counts in its quota counter and debits its account's wallet (allowance
+  -- first, never below zero); then the slices the debits came from and the wallets are written
+  IF cardinality(v_users) = 1 THEN
+    -- one account (a hot account's batch): plain statements cost less than ones that join
+    SELECT ARRAY[w.user_id], ARRAY[w.unlimited <> 0], ARRAY[w.balance_nusd], ARRAY[w.allowance_month], ARRAY[w.allowance_used_nusd],
+           ARRAY[w.last_allowance_at], ARRAY[w.updated_at]
+      INTO w_user, w_unlimited, w_balance, w_month, w_aused, w_last, w_updated
+      FROM wallets w WHERE w.user_id = v_users[1] AND v_finalized FOR UPDATE;
+    w_user := coalesce(w_user, '{}');
+  ELSE
+    SELECT coalesce(array_agg(w.user_id), '{}'), array_agg(w.unlimited <> 0), array_agg(w.balance_nusd), array_agg(w.allowance_month),
+           array_agg(w.allowance_used_nusd), array_agg(w.last_allowance_at), array_agg(w.updated_at)
+      INTO w_user, w_unlimited, w_balance, w_month, w_aused, w_last, w_updated
+      FROM (SELECT * FROM wallets WHERE user_id = ANY (ARRAY(SELECT y."userId" FROM unnest(v_rows) AS y WHERE y.status = 'finalized'))
+             ORDER BY user_id COLLATE "C" FOR UPDATE) w;
+  END IF;
+  w_from_b := array_fill(0::bigint, ARRAY[cardinality(w_user)]);
+  w_consumed := w_from_b;
+  FOREACH b IN ARRAY v_rows LOOP
+    i := i + 1;
+    CONTINUE WHEN b.status <> 'finalized';
+    g := array_position(q_pot, '2q:' || b."userId" || ':' || b."usageType" || ':' || b."periodKey");
+    IF g IS NULL THEN
+      q_pot := q_pot || ('2q:' || b."userId" || ':' || b."usageType" || ':' || b."periodKey");
+      q_user := q_user || b."userId";
+      q_type := q_type || b."usageType";
+      q_period := q_period || b."periodKey";
+      q_n := q_n || 1::bigint;
+      q_leased := q_leased || (CASE WHEN b."leasedQuota" THEN 1 ELSE 0 END)::bigint;
+    ELSE
+      q_n[g] := q_n[g] + 1;
+      IF b."leasedQuota" THEN
+        q_leased[g] := q_leased[g] + 1;
       END IF;
-      -- the call's wallet transaction, by its place in the batch (ids in the order SQLite gives them)
-      x_tx[b.ordinality::int] := nextval('wallet_transactions_id_seq');
-      x_amount[b.ordinality::int] := -v_amount;
-      x_allowance[b.ordinality::int] := v_from_a;
-      x_after[b.ordinality::int] := v_balance;
-      x_description[b.ordinality::int] := CASE WHEN v_short > 0 THEN coalesce(b.description, '') || ' (' || v_short || ' nano-USD not covered: written off)' ELSE b.description END;
-      IF v_short > 0 THEN
-        x_short[b.ordinality::int] := v_short;
-        v_short_ids := v_short_ids || b.id;
-        v_short_amounts := v_short_amounts || v_short;
-      END IF;
-    END LOOP;
-    SELECT amount INTO v_lease FROM leases WHERE pot = '1w:' || u.user_id AND daemon_id = p_daemon FOR UPDATE;
-    v_consumed := least(coalesce(v_lease, 0), v_consumed);
-    IF v_consumed > 0 THEN
-      UPDATE leases SET amount = amount - v_consumed WHERE pot = '1w:' || u.user_id AND daemon_id = p_daemon;
     END IF;
-    UPDATE wallets SET balance_nusd = balance_nusd - v_from_b_total, allowance_month = v_month, allowance_used_nusd = v_aused,
-        last_allowance_at = v_last, updated_at = v_updated, leased_nusd = greatest(0, leased_nusd - v_consumed)
-      WHERE user_id = u.user_id;
+    k := array_position(w_user, b."userId");
+    CONTINUE WHEN k IS NULL;
+    v_used := CASE WHEN w_month[k] = b.month THEN w_aused[k] ELSE 0 END;
+    v_arem := greatest(0, b."monthlyAllowance" - v_used);
+    v_short := CASE WHEN w_unlimited[k] THEN 0 ELSE greatest(0, b."customerNano" - greatest(0, v_arem + w_balance[k])) END;
+    v_amount := b."customerNano" - v_short;
+    v_from_a := CASE WHEN w_unlimited[k] THEN 0 ELSE least(v_arem, v_amount) END;
+    v_from_b := CASE WHEN w_unlimited[k] THEN 0 ELSE v_amount - v_from_a END;
+    w_balance[k] := w_balance[k] - v_from_b;
+    w_from_b[k] := w_from_b[k] + v_from_b;
+    w_month[k] := b.month;
+    w_aused[k] := v_used + v_from_a;
+    IF b."monthlyAllowance" > 0 THEN
+      w_last[k] := b."monthStart";
+    END IF;
+    w_updated[k] := b."settledAt";
+    IF b."leasedWallet" THEN
+      w_consumed[k] := w_consumed[k] + v_amount;
+    END IF;
+    x_tx[i] := nextval('wallet_transactions_id_seq');
+    x_amount[i] := -v_amount;
+    x_allowance[i] := v_from_a;
+    x_after[i] := w_balance[k];
+    x_description[i] := CASE WHEN v_short > 0 THEN coalesce(b.description, '') || ' (' || v_short || ' nano-USD not covered: written off)' ELSE b.description END;
+    IF v_short > 0 THEN
+      x_short[i] := v_short;
+      v_short_ids := v_short_ids || b.id;
+      v_short_amounts := v_short_amounts || v_short;
+    END IF;
   END LOOP;
+  IF cardinality(w_user) = 1 THEN
+    -- one account (a hot account's batch): plain statements cost less than one that joins
+    v_taken := 0;
+    IF w_consumed[1] > 0 THEN
+      SELECT amount INTO v_lease FROM leases WHERE pot = '1w:' || w_user[1] AND daemon_id = p_daemon FOR UPDATE;
+      v_taken := least(coalesce(v_lease, 0), w_consumed[1]);
+      IF v_taken > 0 THEN
+        UPDATE leases SET amount = amount - v_taken WHERE pot = '1w:' || w_user[1] AND daemon_id = p_daemon;
+      END IF;
+    END IF;
+    UPDATE wallets SET balance_nusd = balance_nusd - w_from_b[1], allowance_month = w_month[1], allowance_used_nusd = w_aused[1],
+        last_allowance_at = w_last[1], updated_at = w_updated[1], leased_nusd = greatest(0, leased_nusd - v_taken)
+      WHERE user_id = w_user[1];
+  ELSIF cardinality(w_user) > 1 THEN
+    ${takeFromSlices(`SELECT '1w:' || c.user_id AS pot, c.n, c.user_id FROM unnest(w_user, w_consumed) AS c(user_id, n) WHERE c.n > 0`, 'o.user_id')}
+    UPDATE wallets SET balance_nusd = wallets.balance_nusd - s.from_b, allowance_month = s.month, allowance_used_nusd = s.aused,
+        last_allowance_at = s.last, updated_at = s.updated, leased_nusd = greatest(0, wallets.leased_nusd - coalesce(used.used, 0))
+      FROM unnest(w_user, w_from_b, w_month, w_aused, w_last, w_updated) AS s(user_id, from_b, month, aused, last, updated)
+      LEFT JOIN used ON used.user_id = s.user_id
+     WHERE wallets.user_id = s.user_id;
+  END IF;
 
   -- the usage records, each with its wallet transaction (a finalized call of an account with
   -- a wallet) and what its wallet could not cover. One already in the store (a batch on its
@@ -192,44 +266,77 @@ BEGIN
       ON CONFLICT (usage_id) DO NOTHING;
   END IF;
 
-  -- quota counters, then key budgets (when the batch counts in any): what was used, and the slices it came from
-  FOR q IN SELECT y."userId" AS user_id, y."usageType" AS usage_type, y."periodKey" AS period, count(*) AS n,
-                  count(*) FILTER (WHERE y."leasedQuota") AS leased
-             FROM unnest(v_rows) AS y
-            WHERE y.status = 'finalized'
-            GROUP BY 1, 2, 3 ORDER BY ('2q:' || y."userId" || ':' || y."usageType" || ':' || y."periodKey") COLLATE "C"
-  LOOP
-    INSERT INTO quota_counters (user_id, usage_type, period_start, used) VALUES (q.user_id, q.usage_type, q.period, q.n)
-      ON CONFLICT (user_id, usage_type, period_start) DO UPDATE SET used = quota_counters.used + excluded.used;
-    IF q.leased > 0 THEN
-      SELECT amount INTO v_lease FROM leases WHERE pot = '2q:' || q.user_id || ':' || q.usage_type || ':' || q.period AND daemon_id = p_daemon FOR UPDATE;
-      v_consumed := least(coalesce(v_lease, 0), q.leased);
-      IF v_consumed > 0 THEN
-        UPDATE leases SET amount = amount - v_consumed WHERE pot = '2q:' || q.user_id || ':' || q.usage_type || ':' || q.period AND daemon_id = p_daemon;
-        UPDATE quota_counters SET leased = greatest(0, leased - v_consumed) WHERE user_id = q.user_id AND usage_type = q.usage_type AND period_start = q.period;
+  -- quota counters, then key budgets (when the batch counts in any): what was used, and what
+  -- of it came from this daemon's slices. A pot's row is locked before its lease row (every
+  -- function's order): with slices taken, the counters first (FOR UPDATE, in pot order), then
+  -- the slices, then each counter written once. (Written twice, the second write would check
+  -- the row's foreign key again: the row is then this transaction's own.)
+  IF cardinality(q_pot) = 1 THEN
+    -- one counter: plain statements, as for one wallet
+    v_taken := 0;
+    IF q_leased[1] > 0 THEN
+      PERFORM 1 FROM quota_counters WHERE user_id = q_user[1] AND usage_type = q_type[1] AND period_start = q_period[1] FOR UPDATE;
+      SELECT amount INTO v_lease FROM leases WHERE pot = q_pot[1] AND daemon_id = p_daemon FOR UPDATE;
+      v_taken := least(coalesce(v_lease, 0), q_leased[1]);
+      IF v_taken > 0 THEN
+        UPDATE leases SET amount = amount - v_taken WHERE pot = q_pot[1] AND daemon_id = p_daemon;
       END IF;
     END IF;
-  END LOOP;
+    INSERT INTO quota_counters (user_id, usage_type, period_start, used, leased) VALUES (q_user[1], q_type[1], q_period[1], q_n[1], v_taken)
+    ${QUOTA_ADD};
+  ELSIF cardinality(q_pot) > 1 THEN
+    IF EXISTS (SELECT FROM unnest(q_leased) AS n WHERE n > 0) THEN
+      PERFORM 1 FROM quota_counters c
+        JOIN unnest(q_pot, q_user, q_type, q_period, q_leased) AS g(pot, user_id, usage_type, period, n)
+          ON c.user_id = g.user_id AND c.usage_type = g.usage_type AND c.period_start = g.period
+       WHERE g.n > 0 ORDER BY g.pot COLLATE "C" FOR UPDATE OF c;
+      ${takeFromSlices(
+        `SELECT g.pot, g.n, g.user_id, g.usage_type, g.period FROM unnest(q_pot, q_leased, q_user, q_type, q_period) AS g(pot, n, user_id, usage_type, period) WHERE g.n > 0`,
+        'o.user_id, o.usage_type, o.period',
+      )}
+      INSERT INTO quota_counters (user_id, usage_type, period_start, used, leased)
+        SELECT g.user_id, g.usage_type, g.period, g.n, coalesce(used.used, 0)
+          FROM unnest(q_pot, q_user, q_type, q_period, q_n) AS g(pot, user_id, usage_type, period, n)
+          LEFT JOIN used ON used.user_id = g.user_id AND used.usage_type = g.usage_type AND used.period = g.period
+         ORDER BY g.pot COLLATE "C"
+      ${QUOTA_ADD};
+    ELSE
+      INSERT INTO quota_counters (user_id, usage_type, period_start, used, leased)
+        SELECT g.user_id, g.usage_type, g.period, g.n, 0 FROM unnest(q_pot, q_user, q_type, q_period, q_n) AS g(pot, user_id, usage_type, period, n)
+         ORDER BY g.pot COLLATE "C"
+      ${QUOTA_ADD};
+    END IF;
+  END IF;
   IF v_budgets THEN
-    FOR q IN SELECT e ->> 'keyId' AS key_id, e ->> 'period' AS period, sum(y."customerNano" - coalesce(s.short, 0)) AS spent,
-                    sum(y."customerNano" - coalesce(s.short, 0)) FILTER (WHERE (e ->> 'leased')::boolean) AS leased
-               FROM unnest(v_rows) AS y
-               CROSS JOIN LATERAL jsonb_array_elements(coalesce(y.budgets, '[]'::jsonb)) AS e
-               LEFT JOIN unnest(v_short_ids, v_short_amounts) AS s(id, short) ON s.id = y.id
-              WHERE y.status = 'finalized'
-              GROUP BY 1, 2 ORDER BY ('3b:' || (e ->> 'keyId') || ':' || (e ->> 'period')) COLLATE "C"
-    LOOP
-      INSERT INTO key_spend (key_id, period, spent_nusd) VALUES (q.key_id, q.period, q.spent)
-        ON CONFLICT (key_id, period) DO UPDATE SET spent_nusd = key_spend.spent_nusd + excluded.spent_nusd;
-      IF coalesce(q.leased, 0) > 0 THEN
-        SELECT amount INTO v_lease FROM leases WHERE pot = '3b:' || q.key_id || ':' || q.period AND daemon_id = p_daemon FOR UPDATE;
-        v_consumed := least(coalesce(v_lease, 0), q.leased);
-        IF v_consumed > 0 THEN
-          UPDATE leases SET amount = amount - v_consumed WHERE pot = '3b:' || q.key_id || ':' || q.period AND daemon_id = p_daemon;
-          UPDATE key_spend SET leased_nusd = greatest(0, leased_nusd - v_consumed) WHERE key_id = q.key_id AND period = q.period;
-        END IF;
-      END IF;
-    END LOOP;
+    PERFORM 1 FROM key_spend k
+      JOIN (SELECT DISTINCT e ->> 'keyId' AS key_id, e ->> 'period' AS period
+              FROM unnest(v_rows) AS y CROSS JOIN LATERAL jsonb_array_elements(coalesce(y.budgets, '[]'::jsonb)) AS e
+             WHERE y.status = 'finalized' AND (e ->> 'leased')::boolean) g
+        ON k.key_id = g.key_id AND k.period = g.period
+     ORDER BY ('3b:' || k.key_id || ':' || k.period) COLLATE "C" FOR UPDATE OF k;
+    ${takeFromSlices(
+      `SELECT '3b:' || (e ->> 'keyId') || ':' || (e ->> 'period') AS pot, sum(y."customerNano" - coalesce(s.short, 0)) AS n,
+              e ->> 'keyId' AS key_id, e ->> 'period' AS period
+         FROM unnest(v_rows) AS y
+         CROSS JOIN LATERAL jsonb_array_elements(coalesce(y.budgets, '[]'::jsonb)) AS e
+         LEFT JOIN unnest(v_short_ids, v_short_amounts) AS s(id, short) ON s.id = y.id
+        WHERE y.status = 'finalized' AND (e ->> 'leased')::boolean
+        GROUP BY 3, 4`,
+      'o.key_id, o.period',
+    )}
+    INSERT INTO key_spend (key_id, period, spent_nusd, leased_nusd)
+      SELECT g.key_id, g.period, g.spent, coalesce(used.used, 0)
+        FROM (SELECT e ->> 'keyId' AS key_id, e ->> 'period' AS period, sum(y."customerNano" - coalesce(s.short, 0)) AS spent
+                FROM unnest(v_rows) AS y
+                CROSS JOIN LATERAL jsonb_array_elements(coalesce(y.budgets, '[]'::jsonb)) AS e
+                LEFT JOIN unnest(v_short_ids, v_short_amounts) AS s(id, short) ON s.id = y.id
+               WHERE y.status = 'finalized'
+               GROUP BY 1, 2) g
+        LEFT JOIN used ON used.key_id = g.key_id AND used.period = g.period
+       ORDER BY ('3b:' || g.key_id || ':' || g.period) COLLATE "C"
+    -- (leased_nusd carries what came from the slices: a row not there had none)
+    ON CONFLICT (key_id, period) DO UPDATE SET spent_nusd = key_spend.spent_nusd + excluded.spent_nusd,
+      leased_nusd = greatest(0, key_spend.leased_nusd - excluded.leased_nusd);
   END IF;
 
   -- the rollups, from the bookings as charged (what a wallet could not cover is not counted), not
