@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import pg from 'pg';
 import type { Booking } from '../../src/daemon/money/bookings.js';
 import { PgBatcher } from '../../src/daemon/money/pg-batch.js';
 import { bookingRecords, bookingTypeOid } from '../../src/daemon/money/pg-booking-row.js';
@@ -145,7 +146,7 @@ describe('migration 13: the usage debit in the usage record', () => {
     const before = { balance: await balance(), records: await count('SELECT count(*) AS n FROM usage_records') };
     const rows = [again, fresh].map((b, ord) => ({ ...b, ord, month: monthKey(b.settledAt), monthStart: monthStart(b.settledAt), leasedWallet: false, leasedQuota: false }));
     const oid = await bookingTypeOid(db);
-    await expect(db.get('SELECT agw_book_v13(?, ?::agw_booking_v7[], NULL, false) AS n', [DAEMON, bookingRecords(rows, oid)])).rejects.toMatchObject({ code: 'AGW02' });
+    await expect(db.get('SELECT agw_book_v13(?, ?::agw_booking_v7[], NULL, false) AS n', [DAEMON, bookingRecords(rows, oid)])).rejects.toMatchObject({ code: '23505', constraint: 'usage_records_pkey' });
     expect({ balance: await balance(), records: await count('SELECT count(*) AS n FROM usage_records') }).toEqual(before);
 
     const batcher = new PgBatcher(db, console, () => undefined);
@@ -154,6 +155,35 @@ describe('migration 13: the usage debit in the usage record', () => {
     expect(await balance()).toBe(before.balance - 400_000);
     expect(await count('SELECT count(*) AS n FROM wallet_transactions WHERE usage_id = ?', [stored])).toBe(1);
     expect(await count('SELECT count(*) AS n FROM wallet_transactions WHERE usage_id = ?', [fresh.id])).toBe(1);
+  });
+
+  test('a booking another transaction writes while the batch looks (a retry racing its first try): AGW02, nothing written', async () => {
+    const b = call(Date.now(), 123_000);
+    const rows = [{ ...b, ord: 0, month: monthKey(b.settledAt), monthStart: monthStart(b.settledAt), leasedWallet: false, leasedQuota: false }];
+    const batch = bookingRecords(rows, await bookingTypeOid(db));
+    const before = await balance();
+    const other = new pg.Client({ connectionString: tdb.url });
+    const looking = new pg.Client({ connectionString: tdb.url });
+    await Promise.all([other.connect(), looking.connect()]);
+    try {
+      await other.query('BEGIN');
+      await other.query(
+        "INSERT INTO usage_records (id, user_id, usage_type, status, endpoint, provider_id, period_start, created_at) VALUES ($1, $2, 'ai_chat', 'reserved', 'chat', 'openai', 'p', 1)",
+        [b.id, USER],
+      );
+      // the batch looks (not there yet: uncommitted), then its insert waits for the other transaction
+      const booking = looking.query('SELECT agw_book_v13($1, $2::agw_booking_v7[], NULL, true) AS n', [DAEMON, batch]).then(
+        () => 'booked',
+        (e: { code?: string }) => e.code,
+      );
+      await new Promise((r) => setTimeout(r, 300));
+      await other.query('COMMIT');
+      expect(await booking).toBe('AGW02');
+    } finally {
+      await Promise.all([other.end(), looking.end()]);
+    }
+    expect(await balance()).toBe(before);
+    expect(await count('SELECT count(*) AS n FROM wallet_transactions WHERE usage_id = ?', [b.id])).toBe(0);
   });
 
   test("an older daemon's agw_book_v11 books on the new schema, and its batch booked again writes nothing", async () => {

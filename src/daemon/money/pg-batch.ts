@@ -34,9 +34,11 @@ const RETRY_FOR_MS = 2000;
 /** SQLSTATE of agw_book_v13 / agw_lease_v7 when the daemon's leases were reclaimed. */
 export const LEASE_LOST = 'AGW01';
 /**
- * SQLSTATE of agw_book_v13 when a batch sent as new holds a booking already in the store (a
- * batch that committed before its answer was lost, a spooled booking booked again): nothing
- * was written, and the batch is sent again at once with p_probe, which books only what is new.
+ * SQLSTATE of agw_book_v13 when a batch holds a booking that another transaction wrote since
+ * it looked. A batch sent as new (p_probe false) that holds a booking already in the store (a
+ * batch that committed before its answer was lost, a spooled booking booked again) fails
+ * with unique_violation on usage_records_pkey instead. Either way nothing was written, and the
+ * batch is sent again at once with p_probe, which books only what is new.
  */
 const BOOKED_BEFORE = 'AGW02';
 
@@ -122,7 +124,9 @@ export class PgBatcher {
         return;
       } catch (err) {
         const code = (err as { code?: string }).code ?? '';
-        if (code === BOOKED_BEFORE && Date.now() - started < RETRY_FOR_MS) continue;
+        // a booking in the store already: the batch wrote nothing, and goes again at once, looking
+        const booked = code === BOOKED_BEFORE || (code === '23505' && (err as { constraint?: string }).constraint === 'usage_records_pkey');
+        if (booked && Date.now() - started < RETRY_FOR_MS) continue;
         const transient = isTransient(err);
         if (transient && Date.now() - started < RETRY_FOR_MS) {
           this.stats.retries++;

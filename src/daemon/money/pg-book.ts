@@ -1,37 +1,5 @@
+import { QUOTA_ADD, USAGE_INSERT, rollups, takeFromSlices } from './pg-book-sql.js';
 import { CHECK_DAEMON } from './pg-functions.js';
-
-/**
- * agw_book_v11's two rollup statements: a batch's calls as charged, added to the day's spend
- * per provider and project and per key, rows in key order. With `writtenOff`, a charge
- * counts less what its wallet could not cover (v_short_ids, v_short_amounts).
- */
-function rollups(writtenOff: boolean): string {
-  const charged = writtenOff ? 'y."customerNano" - coalesce(s.short, 0)' : 'y."customerNano"';
-  const from = writtenOff
-    ? `FROM unnest(v_rows) AS y
-        LEFT JOIN unnest(v_short_ids, v_short_amounts) AS s(id, short) ON s.id = y.id`
-    : 'FROM unnest(v_rows) AS y';
-  return `    INSERT INTO spend_daily (user_id, day, provider_id, project_key, calls, failures, raw_nusd, customer_nusd)
-      SELECT y."userId", y."createdAt" / 86400000, y."providerId", coalesce(y."projectId", ''), count(*), count(*) FILTER (WHERE y.status = 'failed'),
-             coalesce(sum(y."rawNano") FILTER (WHERE y.status = 'finalized'), 0),
-             coalesce(sum(${charged}) FILTER (WHERE y.status = 'finalized'), 0)
-        ${from}
-       WHERE y.status IN ('finalized', 'failed')
-       GROUP BY 1, 2, 3, 4 ORDER BY y."userId" COLLATE "C", y."createdAt" / 86400000, y."providerId" COLLATE "C", coalesce(y."projectId", '') COLLATE "C"
-    ON CONFLICT (user_id, day, provider_id, project_key) DO UPDATE SET calls = spend_daily.calls + excluded.calls,
-      failures = spend_daily.failures + excluded.failures, raw_nusd = spend_daily.raw_nusd + excluded.raw_nusd,
-      customer_nusd = spend_daily.customer_nusd + excluded.customer_nusd;
-    INSERT INTO spend_key_daily (user_id, day, key_id, calls, failures, raw_nusd, customer_nusd)
-      SELECT y."userId", y."createdAt" / 86400000, y."keyId", count(*), count(*) FILTER (WHERE y.status = 'failed'),
-             coalesce(sum(y."rawNano") FILTER (WHERE y.status = 'finalized'), 0),
-             coalesce(sum(${charged}) FILTER (WHERE y.status = 'finalized'), 0)
-        ${from}
-       WHERE y.status IN ('finalized', 'failed') AND y."keyId" IS NOT NULL
-       GROUP BY 1, 2, 3 ORDER BY y."userId" COLLATE "C", y."createdAt" / 86400000, y."keyId" COLLATE "C"
-    ON CONFLICT (user_id, day, key_id) DO UPDATE SET calls = spend_key_daily.calls + excluded.calls,
-      failures = spend_key_daily.failures + excluded.failures, raw_nusd = spend_key_daily.raw_nusd + excluded.raw_nusd,
-      customer_nusd = spend_key_daily.customer_nusd + excluded.customer_nusd;`;
-}
 
 /**
  * agw_book_v13: a batch of settled calls, as applyBookings (money/bookings.ts) books them on SQLite:
@@ -40,7 +8,11 @@ function rollups(writtenOff: boolean): string {
  * written off), quota counters and key budgets counted, the rollups added; and what the
  * calls consumed taken off the daemon's slices. test/pg/book-parity.test.ts holds the two
  * to the same books. A call's wallet transaction is columns of its usage record (tx_*,
- * migration 13), so the wallets are worked out before the records are written. A booking
+ * migration 13), so the wallets are worked out before the records are written: locked and
+ * read at once, then each call debited in a loop that runs no SQL. A batch of several
+ * accounts then writes their wallets, counters and slices with one statement per kind of
+ * pot, whatever the number of accounts; a batch of one account (a hot account's) with plain
+ * statements, which cost less than ones that join (docs/performance.md, "Fifth pass"). A booking
  * of an account deleted meanwhile is dropped: the batch holds its accounts (FOR KEY SHARE)
  * once, where a foreign key checked every row (migration 10).
  * The batch comes as an agw_booking_v7[] in the daemon's order (binary: pg-booking-row.ts),
@@ -50,28 +22,6 @@ function rollups(writtenOff: boolean): string {
  * agw_book_v7 and agw_book_v9 (JSON) remain for daemons of an earlier version during a
  * rolling upgrade.
  */
-
-/**
- * A statement's WITH list that takes what a batch's calls consumed off this daemon's slices:
- * `wanted` is a query of (pot, n, …keys). The lease rows are locked in pot order, the lock
- * order of every function, and each gives at most what it holds. The CTE `used` yields the
- * keys and what was taken, for the pots' own `leased` columns.
- */
-function takeFromSlices(wanted: string, keys: string): string {
-  return `WITH w AS (${wanted}),
-       o AS MATERIALIZED (SELECT l.amount, w.* FROM leases l JOIN w ON l.pot = w.pot
-                           WHERE l.daemon_id = p_daemon ORDER BY l.pot COLLATE "C" FOR UPDATE OF l),
-       used AS (UPDATE leases SET amount = leases.amount - least(o.amount, o.n) FROM o
-                 WHERE leases.pot = o.pot AND leases.daemon_id = p_daemon AND least(o.amount, o.n) > 0
-                 RETURNING ${keys}, least(o.amount, o.n) AS used)`;
-}
-
-/**
- * A quota counter's upsert: the calls counted in `used`; the row inserted carries in `leased`
- * what of them came from this daemon's slice (a counter not there yet had no slices).
- */
-const QUOTA_ADD = `ON CONFLICT (user_id, usage_type, period_start) DO UPDATE SET used = quota_counters.used + excluded.used,
-      leased = greatest(0, quota_counters.leased - excluded.leased)`;
 
 export const PG_BOOK_FUNCTION = `
 CREATE OR REPLACE FUNCTION agw_book_v13(p_daemon text, p_rows agw_booking_v7[], p_bodies jsonb DEFAULT NULL, p_probe boolean DEFAULT true)
@@ -238,23 +188,17 @@ BEGIN
 
   -- the usage records, each with its wallet transaction (a finalized call of an account with
   -- a wallet) and what its wallet could not cover. One already in the store (a batch on its
-  -- first try that did commit before, or a concurrent retry) fails the batch with AGW02, and
-  -- the daemon tries it again at once, looking first (p_probe)
-  WITH ins AS (
-    INSERT INTO usage_records (id, user_id, key_id, usage_type, status, endpoint, provider_id, model, alias, project_id,
-       prompt_tokens, completion_tokens, cached_tokens, units, raw_cost_nusd, customer_cost_nusd, hold_nusd, written_off_nusd,
-       http_status, answer_status, error_code, stream, latency_ms, ttfb_ms, attempts, period_start, created_at, finalized_at,
-       tx_id, tx_amount_nusd, tx_allowance_nusd, tx_balance_after_nusd, tx_description)
-    SELECT id, "userId", "keyId", "usageType", status, endpoint, "providerId", model, alias, "projectId",
-       "promptTokens", "completionTokens", "cachedTokens", units,
-       CASE WHEN status = 'finalized' THEN "rawNano" ELSE 0 END,
-       CASE WHEN status = 'finalized' THEN "customerNano" - coalesce(x_short[ordinality::int], 0) ELSE 0 END,
-       "holdNano", "writtenOffNano" + coalesce(x_short[ordinality::int], 0), "httpStatus", "answerStatus", "errorCode", CASE WHEN stream THEN 1 ELSE 0 END,
-       "latencyMs", "ttfbMs", attempts, "periodKey", "createdAt", "settledAt",
-       x_tx[ordinality::int], x_amount[ordinality::int], x_allowance[ordinality::int], x_after[ordinality::int], x_description[ordinality::int]
-      FROM unnest(v_rows) WITH ORDINALITY AS y
-    ON CONFLICT (id) DO NOTHING RETURNING 1)
-  SELECT count(*) INTO v_written FROM ins;
+  -- first try that did commit before, or a concurrent retry) fails the batch (unique_violation
+  -- or AGW02), and the daemon tries it again at once, looking first (p_probe)
+  IF p_probe THEN
+${USAGE_INSERT}
+    ON CONFLICT (id) DO NOTHING;
+  ELSE
+    -- (a plain insert costs less than one that first looks for a conflict: a booking in the
+    -- store fails it with unique_violation, and the daemon tries again, looking)
+${USAGE_INSERT};
+  END IF;
+  GET DIAGNOSTICS v_written = ROW_COUNT;
   IF v_written < cardinality(v_rows) THEN
     RAISE EXCEPTION 'agw: a booking of this batch is in the store already' USING ERRCODE = 'AGW02';
   END IF;
