@@ -28,10 +28,10 @@ CREATE OR REPLACE FUNCTION agw_book_v13(p_daemon text, p_rows agw_booking_v7[], 
     RETURNS integer LANGUAGE plpgsql AS $fn$
 DECLARE
   v_rows agw_booking_v7[];
-  v_fresh text[];
   v_users text[];
   v_budgets boolean;
   v_finalized boolean;
+  v_named bigint;
   b agw_booking_v7;
   i int := 0;
   k int;
@@ -74,28 +74,26 @@ DECLARE
   x_short bigint[] := '{}';
 BEGIN
   ${CHECK_DAEMON}
-  -- whether the batch counts in key budgets, whether it debits at all; its accounts, held against deletion (the
-  -- bookings of an account that is gone are dropped)
+  -- whether the batch counts in key budgets, whether it debits at all, how many accounts it
+  -- names; its accounts, held against deletion (the bookings of an account that is gone are
+  -- dropped)
   v_rows := p_rows;
-  SELECT bool_or(y.status = 'finalized' AND jsonb_array_length(coalesce(y.budgets, '[]'::jsonb)) > 0), coalesce(bool_or(y.status = 'finalized'), false)
-    INTO v_budgets, v_finalized FROM unnest(v_rows) AS y;
+  SELECT bool_or(y.status = 'finalized' AND jsonb_array_length(coalesce(y.budgets, '[]'::jsonb)) > 0),
+         coalesce(bool_or(y.status = 'finalized'), false), count(DISTINCT y."userId")
+    INTO v_budgets, v_finalized, v_named FROM unnest(v_rows) AS y;
   -- (the accounts named by an array, not joined with the batch: a locking query keeps a copy of
   -- each joined row, here all of a booking's fields)
   v_users := ARRAY(SELECT a.id FROM users a WHERE a.id = ANY (ARRAY(SELECT y."userId" FROM unnest(v_rows) AS y)) ORDER BY a.id FOR KEY SHARE);
-  -- the bookings new to the store (a retried batch may have committed)
+  -- the bookings new to the store: on a first try, all of them whose account is there (one in
+  -- the store fails the insert below, and the retry looks); on a retry, those not in the store
   IF p_probe THEN
-    v_fresh := ARRAY(SELECT y.id FROM unnest(v_rows) AS y
-                      WHERE y."userId" = ANY (v_users) AND NOT EXISTS (SELECT FROM usage_records r WHERE r.id = y.id));
-  ELSE
-    -- a batch on its first try: none of it is in the store (if one is, the insert below fails
-    -- the batch, and the retry looks)
-    v_fresh := ARRAY(SELECT y.id FROM unnest(v_rows) AS y WHERE y."userId" = ANY (v_users));
+    v_rows := ARRAY(SELECT r FROM unnest(v_rows) AS r
+                     WHERE r."userId" = ANY (v_users) AND NOT EXISTS (SELECT FROM usage_records u WHERE u.id = r.id) ORDER BY r.ord);
+  ELSIF cardinality(v_users) < v_named THEN
+    v_rows := ARRAY(SELECT r FROM unnest(v_rows) AS r WHERE r."userId" = ANY (v_users) ORDER BY r.ord);
   END IF;
-  IF cardinality(v_fresh) = 0 THEN
+  IF cardinality(v_rows) = 0 THEN
     RETURN 0;
-  END IF;
-  IF cardinality(v_fresh) < cardinality(v_rows) THEN
-    v_rows := ARRAY(SELECT r FROM unnest(v_rows) AS r WHERE r.id = ANY (v_fresh) ORDER BY r.ord);
   END IF;
 
   -- the wallets, locked in account order and read at once; then each finalized call, in the
@@ -206,7 +204,7 @@ ${USAGE_INSERT};
     INSERT INTO request_bodies (usage_id, created_at, request, response, request_bytes, response_bytes)
       SELECT x.id, x."createdAt", x.request, x.response, x."requestBytes", x."responseBytes"
         FROM jsonb_to_recordset(p_bodies) AS x(id text, "createdAt" bigint, request text, response text, "requestBytes" bigint, "responseBytes" bigint)
-       WHERE x.id = ANY (v_fresh)
+       WHERE x.id IN (SELECT y.id FROM unnest(v_rows) AS y)
       ON CONFLICT (usage_id) DO NOTHING;
   END IF;
 
@@ -291,7 +289,7 @@ ${rollups(false)}
   ELSE
 ${rollups(true)}
   END IF;
-  RETURN cardinality(v_fresh);
+  RETURN cardinality(v_rows);
 END
 $fn$;
 CREATE OR REPLACE FUNCTION agw_book_v11(p_daemon text, p_rows agw_booking_v7[], p_bodies jsonb DEFAULT NULL) RETURNS integer LANGUAGE plpgsql AS $fn$
