@@ -152,13 +152,16 @@ describe('a batch takes what its calls consumed off the daemon slices they were 
   });
 
   test('one account in a batch: the same figures, written with plain statements', async () => {
-    const solo = await account('solo', { wallet: 120_000, quota: SLICE.quota, budget: SLICE.budget });
-    const before = await pots(solo);
-    const batcher = new PgBatcher(db, console, () => undefined);
-    await Promise.all([call(solo, 100_000), call(solo, 50_000)].map((b) => batcher.push(b, consumed(solo), DAEMON)));
-    expect(batcher.stats.batches).toBe(1);
-    expect(await pots(solo)).toEqual(expected(solo, 2, 150_000, before));
-    expect((await pots(solo)).wallet.lease).toBe(0); // 150,000 consumed of a 120,000 slice
+    // a wallet slice smaller than the calls consumed (it is read, then taken), then one that covers them (taken at once)
+    for (const [name, slice] of [['solo', 120_000], ['solo_covered', SLICE.wallet]] as const) {
+      const solo = await account(name, { wallet: slice, quota: SLICE.quota, budget: SLICE.budget });
+      const before = await pots(solo);
+      const batcher = new PgBatcher(db, console, () => undefined);
+      await Promise.all([call(solo, 100_000), call(solo, 50_000)].map((b) => batcher.push(b, consumed(solo), DAEMON)));
+      expect(batcher.stats.batches).toBe(1);
+      expect(await pots(solo)).toEqual(expected(solo, 2, 150_000, before));
+      expect((await pots(solo)).wallet.lease).toBe(Math.max(0, slice - 150_000));
+    }
   });
 
   test('calls not admitted against a slice take nothing off one', async () => {

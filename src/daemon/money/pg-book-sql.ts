@@ -37,6 +37,24 @@ export function rollups(writtenOff: boolean): string {
 }
 
 /**
+ * Takes `n` off this daemon's slice of `pot` (its pot's row locked before), into v_taken: at
+ * most what the slice holds. A slice that covers it (the rule: a call spends at most what it
+ * held) costs one statement; one that holds less, or is gone, is read first.
+ */
+export function takeFromSlice(pot: string, n: string): string {
+  return `UPDATE leases SET amount = amount - ${n} WHERE pot = ${pot} AND daemon_id = p_daemon AND amount >= ${n};
+      IF FOUND THEN
+        v_taken := ${n};
+      ELSE
+        SELECT amount INTO v_lease FROM leases WHERE pot = ${pot} AND daemon_id = p_daemon FOR UPDATE;
+        v_taken := least(coalesce(v_lease, 0), ${n});
+        IF v_taken > 0 THEN
+          UPDATE leases SET amount = amount - v_taken WHERE pot = ${pot} AND daemon_id = p_daemon;
+        END IF;
+      END IF;`;
+}
+
+/**
  * A statement's WITH list that takes what a batch's calls consumed off this daemon's slices:
  * `wanted` is a query of (pot, n, …keys). The lease rows are locked in pot order, the lock
  * order of every function, and each gives at most what it holds. The CTE `used` yields the

@@ -1,4 +1,4 @@
-import { QUOTA_ADD, USAGE_INSERT, rollups, takeFromSlices } from './pg-book-sql.js';
+import { QUOTA_ADD, USAGE_INSERT, rollups, takeFromSlice, takeFromSlices } from './pg-book-sql.js';
 import { CHECK_DAEMON } from './pg-functions.js';
 
 /**
@@ -166,11 +166,7 @@ BEGIN
     -- one account (a hot account's batch): plain statements cost less than one that joins
     v_taken := 0;
     IF w_consumed[1] > 0 THEN
-      SELECT amount INTO v_lease FROM leases WHERE pot = '1w:' || w_user[1] AND daemon_id = p_daemon FOR UPDATE;
-      v_taken := least(coalesce(v_lease, 0), w_consumed[1]);
-      IF v_taken > 0 THEN
-        UPDATE leases SET amount = amount - v_taken WHERE pot = '1w:' || w_user[1] AND daemon_id = p_daemon;
-      END IF;
+      ${takeFromSlice("'1w:' || w_user[1]", 'w_consumed[1]')}
     END IF;
     UPDATE wallets SET balance_nusd = balance_nusd - w_from_b[1], allowance_month = w_month[1], allowance_used_nusd = w_aused[1],
         last_allowance_at = w_last[1], updated_at = w_updated[1], leased_nusd = greatest(0, leased_nusd - v_taken)
@@ -218,11 +214,7 @@ ${USAGE_INSERT};
     v_taken := 0;
     IF q_leased[1] > 0 THEN
       PERFORM 1 FROM quota_counters WHERE user_id = q_user[1] AND usage_type = q_type[1] AND period_start = q_period[1] FOR UPDATE;
-      SELECT amount INTO v_lease FROM leases WHERE pot = q_pot[1] AND daemon_id = p_daemon FOR UPDATE;
-      v_taken := least(coalesce(v_lease, 0), q_leased[1]);
-      IF v_taken > 0 THEN
-        UPDATE leases SET amount = amount - v_taken WHERE pot = q_pot[1] AND daemon_id = p_daemon;
-      END IF;
+      ${takeFromSlice('q_pot[1]', 'q_leased[1]')}
     END IF;
     INSERT INTO quota_counters (user_id, usage_type, period_start, used, leased) VALUES (q_user[1], q_type[1], q_period[1], q_n[1], v_taken)
     ${QUOTA_ADD};
