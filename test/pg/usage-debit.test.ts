@@ -7,6 +7,8 @@ import { quotaPeriod } from '../../src/daemon/money/quotas.js';
 import { credit, getWalletRow, listTransactions, monthKey, monthStart } from '../../src/daemon/money/wallets.js';
 import { MIGRATIONS, SCHEMA_VERSION, migrate } from '../../src/daemon/store/migrate.js';
 import { PgDb } from '../../src/daemon/store/postgres.js';
+import type { AppContext } from '../../src/daemon/context.js';
+import { pruneOnce } from '../../src/daemon/requests/retention.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/pg.js';
 
 /**
@@ -15,8 +17,8 @@ import { createTestDatabase, type TestDatabase } from '../helpers/pg.js';
  * version 12 that holds transactions of both kinds the old way: the listing reads old and
  * new in one order, each balance following from the one before; writers insert through
  * the view; a batch sent as new that holds a stored booking writes nothing and is booked
- * once on its retry; an older daemon's agw_book_v11 books on the new schema; deleting an
- * account deletes all of it.
+ * once on its retry; an older daemon's agw_book_v11 books on the new schema; the request
+ * log's retention keeps the debits; deleting an account deletes all of it.
  */
 const USER = 'usr_debit';
 const DAEMON = 'dmn_debit';
@@ -215,6 +217,15 @@ describe('migration 13: the usage debit in the usage record', () => {
     expect(first).toHaveLength(50);
     expect(await read('SELECT * FROM wallet_transactions WHERE user_id = ? ORDER BY id DESC LIMIT ?', [USER, 50])).toBeLessThanOrEqual(60);
     expect(await read('SELECT * FROM wallet_transactions WHERE user_id = ? AND id < ? ORDER BY id DESC LIMIT ?', [USER, Number(first[49].id), 50])).toBeLessThanOrEqual(60);
+  });
+
+  test("the request log's retention deletes records, not the debits they carry: the listing reads the same", async () => {
+    const before = await listTransactions(db, USER, 100_000);
+    const ctx = { db, config: { logs: { retentionDays: 1, bodiesRetentionDays: 1 } }, log: { info() {}, error() {} } } as unknown as AppContext;
+    const report = await pruneOnce(ctx, Date.now() + 3 * 86_400_000);
+    expect(report.records).toBeGreaterThan(20_000);
+    expect(await count('SELECT count(*) AS n FROM usage_records WHERE user_id = ?', [USER])).toBe(0);
+    expect(await listTransactions(db, USER, 100_000)).toEqual(before);
   });
 
   test('deleting the account deletes its transactions of both kinds and its records', async () => {

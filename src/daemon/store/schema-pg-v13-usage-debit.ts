@@ -8,7 +8,9 @@ import { PG_BOOK_FUNCTION } from '../money/pg-book.js';
  * transactions (top-ups, credits, purchases: the table, renamed `wallet_entries`) and the
  * usage records that carry a debit, one id sequence for both, so a listing reads as before
  * (a merge of two index scans by user and id). Writers insert into the view as before: a
- * trigger puts the row in `wallet_entries`. The debits booked before stay where they are.
+ * trigger puts the row in `wallet_entries`. The debits booked before stay where they are. A
+ * record deleted (the request log's retention, logs.retentionDays) leaves its debit behind:
+ * a trigger moves it to `wallet_entries`, same id, so the wallet's history is kept whole.
  * SQLite has nothing to change.
  */
 export const SCHEMA_PG_V13_USAGE_DEBIT = `
@@ -37,10 +39,23 @@ BEGIN
 END
 $fn$;
 CREATE TRIGGER agw_wallet_tx_insert INSTEAD OF INSERT ON wallet_transactions FOR EACH ROW EXECUTE FUNCTION agw_wallet_tx_insert_v13();
+CREATE FUNCTION agw_usage_deleted_v13() RETURNS trigger LANGUAGE plpgsql AS $fn$
+BEGIN
+  INSERT INTO wallet_entries (id, user_id, type, amount_nusd, allowance_nusd, balance_after_nusd, description, provider_id, model,
+      project_id, usage_id, created_at)
+    SELECT g.tx_id, g.user_id, 'usage', g.tx_amount_nusd, g.tx_allowance_nusd, g.tx_balance_after_nusd, g.tx_description, g.provider_id,
+           g.model, g.project_id, g.id, coalesce(g.finalized_at, g.created_at)
+      FROM gone g WHERE g.tx_id IS NOT NULL;
+  RETURN NULL;
+END
+$fn$;
+CREATE TRIGGER agw_usage_deleted AFTER DELETE ON usage_records REFERENCING OLD TABLE AS gone
+  FOR EACH STATEMENT EXECUTE FUNCTION agw_usage_deleted_v13();
 CREATE OR REPLACE FUNCTION agw_user_deleted_v10() RETURNS trigger LANGUAGE plpgsql AS $fn$
 BEGIN
-  DELETE FROM wallet_entries WHERE user_id = OLD.id;
+  -- the records first: their debits move to wallet_entries (agw_usage_deleted), and go with it
   DELETE FROM usage_records WHERE user_id = OLD.id;
+  DELETE FROM wallet_entries WHERE user_id = OLD.id;
   RETURN NULL;
 END
 $fn$;
