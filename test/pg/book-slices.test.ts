@@ -1,8 +1,11 @@
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Booking } from '../../src/daemon/money/bookings.js';
 import { PgBatcher } from '../../src/daemon/money/pg-batch.js';
+import { bookingRecords, bookingTypeOid } from '../../src/daemon/money/pg-booking-row.js';
 import { potNames } from '../../src/daemon/money/pg-pots.js';
 import { quotaPeriod } from '../../src/daemon/money/quotas.js';
+import { monthKey, monthStart } from '../../src/daemon/money/wallets.js';
 import { openAndMigrate } from '../../src/daemon/store/open.js';
 import type { PgDb } from '../../src/daemon/store/postgres.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/pg.js';
@@ -177,3 +180,54 @@ describe('a batch takes what its calls consumed off the daemon slices they were 
     expect(after.budget).toEqual({ ...before.budget, spent: before.budget.spent + 100_000 });
   });
 });
+
+describe('lock order', () => {
+  test("a batch with one counter taken from a slice and one not locks both in pot order: another daemon's return does not deadlock with it", async () => {
+    const a = await account('mixed', { wallet: null, quota: null, budget: null });
+    const other = 'dmn_slices_other';
+    const [chat, image] = [potNames.quota(a.id, 'ai_chat', PERIOD), potNames.quota(a.id, 'ai_image', PERIOD)];
+    await db.run('INSERT INTO daemons (id, started_at, expires_at) VALUES (?, ?, ?)', [other, 0, Date.now() + 600_000]);
+    await db.run("INSERT INTO quota_counters (user_id, usage_type, period_start, used, leased) VALUES (?, 'ai_image', ?, 0, 15)", [a.id, PERIOD]);
+    await db.run('UPDATE quota_counters SET leased = 5 WHERE user_id = ? AND usage_type = ?', [a.id, 'ai_chat']);
+    await db.run('INSERT INTO leases (pot, daemon_id, amount) VALUES (?, ?, 5), (?, ?, 5), (?, ?, 10)', [chat, other, image, other, image, DAEMON]);
+    // this daemon's batch: an ai_chat call admitted without a slice, an ai_image call against its slice
+    const rows = [call(a, 1000), { ...call(a, 1000), usageType: 'image', periodKey: PERIOD }].map((b, ord) => ({
+      ...b,
+      usageType: ord ? 'ai_image' : 'ai_chat',
+      ord,
+      month: monthKey(b.settledAt),
+      monthStart: monthStart(b.settledAt),
+      leasedWallet: false,
+      leasedQuota: ord === 1,
+      budgets: [],
+    }));
+    const batch = bookingRecords(rows, await bookingTypeOid(db));
+    const deadlocks = async () => Number((await db.get<{ n: number }>('SELECT deadlocks AS n FROM pg_stat_database WHERE datname = current_database()'))!.n);
+    const before = await deadlocks();
+    const returning = new pg.Client({ connectionString: tdb.url });
+    const booking = new pg.Client({ connectionString: tdb.url });
+    await Promise.all([returning.connect(), booking.connect()]);
+    try {
+      // the other daemon gives back part of its ai_chat slice (pot row, then lease row), and holds them
+      await returning.query('BEGIN');
+      await returning.query('SELECT agw_release_pot_v7($1, $2, 1)', [other, chat]);
+      const booked = booking.query('SELECT agw_book_v13($1, $2::agw_booking_v7[], NULL, false) AS n', [DAEMON, batch]).then(
+        (r) => Number(r.rows[0].n),
+        (e: { code?: string }) => e.code,
+      );
+      await new Promise((r) => setTimeout(r, 300));
+      // then part of its ai_image slice: the batch must not hold that pot while it waits for ai_chat
+      await returning.query('SELECT agw_release_pot_v7($1, $2, 1)', [other, image]);
+      await returning.query('COMMIT');
+      expect(await booked).toBe(2);
+    } finally {
+      await Promise.all([returning.end(), booking.end()]);
+    }
+    expect(await deadlocks()).toBe(before);
+    const counter = async (type: string) =>
+      db.get<{ used: number; leased: number }>('SELECT used::int, leased::int FROM quota_counters WHERE user_id = ? AND usage_type = ? AND period_start = ?', [a.id, type, PERIOD]);
+    expect(await counter('ai_chat')).toEqual({ used: 1, leased: 4 }); // 5 leased to the other daemon, 1 given back
+    expect(await counter('ai_image')).toEqual({ used: 1, leased: 13 }); // 15, 1 given back, 1 consumed of this daemon's slice
+  });
+});
+

@@ -206,11 +206,11 @@ ${USAGE_INSERT};
 
   -- quota counters, then key budgets (when the batch counts in any): what was used, and what
   -- of it came from this daemon's slices. A pot's row is locked before its lease row (every
-  -- function's order): with slices taken, the counters first (FOR UPDATE, in pot order), then
-  -- the slices, then each counter written once. (Written twice, the second write would check
-  -- the row's foreign key again: the row is then this transaction's own.)
+  -- function's order, pots in name order)
   IF cardinality(q_pot) = 1 THEN
-    -- one counter: plain statements, as for one wallet
+    -- one counter: plain statements, as for one wallet; locked first when its slice is
+    -- taken, then written once (a second write would check its foreign key again: the row
+    -- would be this transaction's own)
     v_taken := 0;
     IF q_leased[1] > 0 THEN
       PERFORM 1 FROM quota_counters WHERE user_id = q_user[1] AND usage_type = q_type[1] AND period_start = q_period[1] FOR UPDATE;
@@ -219,35 +219,32 @@ ${USAGE_INSERT};
     INSERT INTO quota_counters (user_id, usage_type, period_start, used, leased) VALUES (q_user[1], q_type[1], q_period[1], q_n[1], v_taken)
     ${QUOTA_ADD};
   ELSIF cardinality(q_pot) > 1 THEN
+    -- several counters: every one written first, in pot order (a pot's row before its lease
+    -- row, whether this batch took from its slice or not), then the slices, then what was taken
+    -- of them off the counters
+    INSERT INTO quota_counters (user_id, usage_type, period_start, used, leased)
+      SELECT g.user_id, g.usage_type, g.period, g.n, 0 FROM unnest(q_pot, q_user, q_type, q_period, q_n) AS g(pot, user_id, usage_type, period, n)
+       ORDER BY g.pot COLLATE "C"
+    ${QUOTA_ADD};
     IF EXISTS (SELECT FROM unnest(q_leased) AS n WHERE n > 0) THEN
-      PERFORM 1 FROM quota_counters c
-        JOIN unnest(q_pot, q_user, q_type, q_period, q_leased) AS g(pot, user_id, usage_type, period, n)
-          ON c.user_id = g.user_id AND c.usage_type = g.usage_type AND c.period_start = g.period
-       WHERE g.n > 0 ORDER BY g.pot COLLATE "C" FOR UPDATE OF c;
       ${takeFromSlices(
         `SELECT g.pot, g.n, g.user_id, g.usage_type, g.period FROM unnest(q_pot, q_leased, q_user, q_type, q_period) AS g(pot, n, user_id, usage_type, period) WHERE g.n > 0`,
         'o.user_id, o.usage_type, o.period',
       )}
-      INSERT INTO quota_counters (user_id, usage_type, period_start, used, leased)
-        SELECT g.user_id, g.usage_type, g.period, g.n, coalesce(used.used, 0)
-          FROM unnest(q_pot, q_user, q_type, q_period, q_n) AS g(pot, user_id, usage_type, period, n)
-          LEFT JOIN used ON used.user_id = g.user_id AND used.usage_type = g.usage_type AND used.period = g.period
-         ORDER BY g.pot COLLATE "C"
-      ${QUOTA_ADD};
-    ELSE
-      INSERT INTO quota_counters (user_id, usage_type, period_start, used, leased)
-        SELECT g.user_id, g.usage_type, g.period, g.n, 0 FROM unnest(q_pot, q_user, q_type, q_period, q_n) AS g(pot, user_id, usage_type, period, n)
-         ORDER BY g.pot COLLATE "C"
-      ${QUOTA_ADD};
+      UPDATE quota_counters SET leased = greatest(0, quota_counters.leased - used.used) FROM used
+       WHERE quota_counters.user_id = used.user_id AND quota_counters.usage_type = used.usage_type AND quota_counters.period_start = used.period;
     END IF;
   END IF;
   IF v_budgets THEN
-    PERFORM 1 FROM key_spend k
-      JOIN (SELECT DISTINCT e ->> 'keyId' AS key_id, e ->> 'period' AS period
-              FROM unnest(v_rows) AS y CROSS JOIN LATERAL jsonb_array_elements(coalesce(y.budgets, '[]'::jsonb)) AS e
-             WHERE y.status = 'finalized' AND (e ->> 'leased')::boolean) g
-        ON k.key_id = g.key_id AND k.period = g.period
-     ORDER BY ('3b:' || k.key_id || ':' || k.period) COLLATE "C" FOR UPDATE OF k;
+    -- key budgets the same way: every one written first, in pot order, then the slices
+    INSERT INTO key_spend (key_id, period, spent_nusd)
+      SELECT e ->> 'keyId', e ->> 'period', sum(y."customerNano" - coalesce(s.short, 0))
+        FROM unnest(v_rows) AS y
+        CROSS JOIN LATERAL jsonb_array_elements(coalesce(y.budgets, '[]'::jsonb)) AS e
+        LEFT JOIN unnest(v_short_ids, v_short_amounts) AS s(id, short) ON s.id = y.id
+       WHERE y.status = 'finalized'
+       GROUP BY 1, 2 ORDER BY ('3b:' || (e ->> 'keyId') || ':' || (e ->> 'period')) COLLATE "C"
+    ON CONFLICT (key_id, period) DO UPDATE SET spent_nusd = key_spend.spent_nusd + excluded.spent_nusd;
     ${takeFromSlices(
       `SELECT '3b:' || (e ->> 'keyId') || ':' || (e ->> 'period') AS pot, sum(y."customerNano" - coalesce(s.short, 0)) AS n,
               e ->> 'keyId' AS key_id, e ->> 'period' AS period
@@ -258,19 +255,8 @@ ${USAGE_INSERT};
         GROUP BY 3, 4`,
       'o.key_id, o.period',
     )}
-    INSERT INTO key_spend (key_id, period, spent_nusd, leased_nusd)
-      SELECT g.key_id, g.period, g.spent, coalesce(used.used, 0)
-        FROM (SELECT e ->> 'keyId' AS key_id, e ->> 'period' AS period, sum(y."customerNano" - coalesce(s.short, 0)) AS spent
-                FROM unnest(v_rows) AS y
-                CROSS JOIN LATERAL jsonb_array_elements(coalesce(y.budgets, '[]'::jsonb)) AS e
-                LEFT JOIN unnest(v_short_ids, v_short_amounts) AS s(id, short) ON s.id = y.id
-               WHERE y.status = 'finalized'
-               GROUP BY 1, 2) g
-        LEFT JOIN used ON used.key_id = g.key_id AND used.period = g.period
-       ORDER BY ('3b:' || g.key_id || ':' || g.period) COLLATE "C"
-    -- (leased_nusd carries what came from the slices: a row not there had none)
-    ON CONFLICT (key_id, period) DO UPDATE SET spent_nusd = key_spend.spent_nusd + excluded.spent_nusd,
-      leased_nusd = greatest(0, key_spend.leased_nusd - excluded.leased_nusd);
+    UPDATE key_spend SET leased_nusd = greatest(0, key_spend.leased_nusd - used.used) FROM used
+     WHERE key_spend.key_id = used.key_id AND key_spend.period = used.period;
   END IF;
 
   -- the rollups, from the bookings as charged (what a wallet could not cover is not counted), not
