@@ -91,7 +91,7 @@ beforeAll(async () => {
     [USER, -old.customerNano, 9_000_000, old.description, old.id, old.settledAt],
   );
   await db.run('UPDATE wallets SET balance_nusd = 9000000 WHERE user_id = ?', [USER]);
-  expect(await migrate(db)).toEqual({ applied: [13], current: SCHEMA_VERSION });
+  expect(await migrate(db)).toEqual({ applied: [13, 14], current: SCHEMA_VERSION });
 });
 
 afterAll(async () => {
@@ -159,7 +159,11 @@ describe('migration 13: the usage debit in the usage record', () => {
     expect(await count('SELECT count(*) AS n FROM wallet_transactions WHERE usage_id = ?', [fresh.id])).toBe(1);
   });
 
-  test('a booking another transaction writes while the batch looks (a retry racing its first try): AGW02, nothing written', async () => {
+  test.each([
+    ['agw_book_v13', 'AGW02', 'SELECT agw_book_v13($1, $2::agw_booking_v7[], NULL, true) AS n'],
+    // a daemon of the previous version does not know AGW02: its function skips the booking, as it did
+    ['agw_book_v11', 0, 'SELECT agw_book_v11($1, $2::agw_booking_v7[]) AS n'],
+  ])('a booking another transaction writes while the batch looks (a retry racing its first try), %s answers %s, nothing written', async (_name, outcome, sql) => {
     const b = call(Date.now(), 123_000);
     const rows = [{ ...b, ord: 0, month: monthKey(b.settledAt), monthStart: monthStart(b.settledAt), leasedWallet: false, leasedQuota: false }];
     const batch = bookingRecords(rows, await bookingTypeOid(db));
@@ -174,18 +178,27 @@ describe('migration 13: the usage debit in the usage record', () => {
         [b.id, USER],
       );
       // the batch looks (not there yet: uncommitted), then its insert waits for the other transaction
-      const booking = looking.query('SELECT agw_book_v13($1, $2::agw_booking_v7[], NULL, true) AS n', [DAEMON, batch]).then(
-        () => 'booked',
+      const booking = looking.query(sql, [DAEMON, batch]).then(
+        (r) => Number(r.rows[0].n),
         (e: { code?: string }) => e.code,
       );
       await new Promise((r) => setTimeout(r, 300));
       await other.query('COMMIT');
-      expect(await booking).toBe('AGW02');
+      expect(await booking).toBe(outcome);
     } finally {
       await Promise.all([other.end(), looking.end()]);
     }
     expect(await balance()).toBe(before);
     expect(await count('SELECT count(*) AS n FROM wallet_transactions WHERE usage_id = ?', [b.id])).toBe(0);
+  });
+
+  test('a batch that does not come in the order of its calls is refused, and writes nothing', async () => {
+    const calls = [call(Date.now(), 10_000), call(Date.now(), 20_000)];
+    const rows = calls.map((b, i) => ({ ...b, ord: 1 - i, month: monthKey(b.settledAt), monthStart: monthStart(b.settledAt), leasedWallet: false, leasedQuota: false }));
+    const before = await balance();
+    await expect(db.get('SELECT agw_book_v13(?, ?::agw_booking_v7[], NULL, false) AS n', [DAEMON, bookingRecords(rows, await bookingTypeOid(db))])).rejects.toMatchObject({ code: '22023' });
+    expect(await balance()).toBe(before);
+    expect(await count('SELECT count(*) AS n FROM usage_records WHERE id = ANY (?)', [calls.map((c) => c.id)])).toBe(0);
   });
 
   test("an older daemon's agw_book_v11 books on the new schema, and its batch booked again writes nothing", async () => {

@@ -151,10 +151,14 @@ export class PgBatcher {
   }
 }
 
-/** A failure that may pass: a deadlock, a serialization failure, a store out of reach. */
+/**
+ * A failure that may pass: a deadlock, a serialization failure, a statement cancelled by its
+ * timeout (a batch that waited on a lock, say a migration building an index: it committed
+ * nothing), a store out of reach.
+ */
 export function isTransient(err: unknown): boolean {
   const code = (err as { code?: string }).code ?? '';
-  return code === '40001' || code === '40P01' || isStoreUnavailable(err);
+  return code === '40001' || code === '40P01' || code === '57014' || isStoreUnavailable(err);
 }
 
 /** A booking as agw_book_v13 reads it: the Booking, its place, its month, the slices it consumed. */

@@ -34,6 +34,7 @@ DECLARE
   v_named bigint;
   b agw_booking_v7;
   i int := 0;
+  v_ord int := -2147483648;
   k int;
   -- the wallets of the batch's finalized calls, locked, one element per account
   w_user text[];
@@ -117,6 +118,11 @@ BEGIN
   w_consumed := w_from_b;
   FOREACH b IN ARRAY v_rows LOOP
     i := i + 1;
+    -- the batch is booked in the order it comes, which must be the calls' (ord)
+    IF b.ord < v_ord THEN
+      RAISE EXCEPTION 'agw: a batch must come in the order of its calls (ord)' USING ERRCODE = '22023';
+    END IF;
+    v_ord := b.ord;
     CONTINUE WHEN b.status <> 'finalized';
     g := array_position(q_pot, '2q:' || b."userId" || ':' || b."usageType" || ':' || b."periodKey");
     IF g IS NULL THEN
@@ -272,7 +278,14 @@ END
 $fn$;
 CREATE OR REPLACE FUNCTION agw_book_v11(p_daemon text, p_rows agw_booking_v7[], p_bodies jsonb DEFAULT NULL) RETURNS integer LANGUAGE plpgsql AS $fn$
 BEGIN
-  RETURN agw_book_v13(p_daemon, p_rows, p_bodies, true);
+  BEGIN
+    RETURN agw_book_v13(p_daemon, p_rows, p_bodies, true);
+  EXCEPTION WHEN SQLSTATE 'AGW02' THEN
+    -- a daemon of an earlier version does not know AGW02: a booking another transaction wrote
+    -- while this one looked is skipped here, as its agw_book_v11 skipped it (it has committed
+    -- by now, so the second look sees it)
+    RETURN agw_book_v13(p_daemon, p_rows, p_bodies, true);
+  END;
 END
 $fn$;
 CREATE OR REPLACE FUNCTION agw_book_v7(p_daemon text, p_bookings jsonb) RETURNS integer LANGUAGE sql AS $fn$

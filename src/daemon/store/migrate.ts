@@ -20,6 +20,7 @@ import { SCHEMA_PG_V10_BOOK } from './schema-pg-v10-book.js';
 import { SCHEMA_PG_V11_BOOK } from './schema-pg-v11-book.js';
 import { SCHEMA_PG_V12_BOOK } from './schema-pg-v12-book.js';
 import { SCHEMA_PG_V13_USAGE_DEBIT } from './schema-pg-v13-usage-debit.js';
+import { SCHEMA_PG_V14_USAGE_DEBIT_INDEX } from './schema-pg-v14-usage-debit-index.js';
 
 export interface Migration {
   version: number;
@@ -43,6 +44,7 @@ export const MIGRATIONS: Migration[] = [
   { version: 11, name: 'bookings as an array of rows, not JSON (PostgreSQL)', sqlite: '', postgres: SCHEMA_PG_V11_BOOK },
   { version: 12, name: 'bookings with less work per batch (PostgreSQL)', sqlite: '', postgres: SCHEMA_PG_V12_BOOK },
   { version: 13, name: 'a call\'s wallet debit in its usage record (PostgreSQL)', sqlite: '', postgres: SCHEMA_PG_V13_USAGE_DEBIT },
+  { version: 14, name: 'the index of the debits in usage records (PostgreSQL)', sqlite: '', postgres: SCHEMA_PG_V14_USAGE_DEBIT_INDEX },
 ];
 
 export const SCHEMA_VERSION = Math.max(...MIGRATIONS.map((m) => m.version));

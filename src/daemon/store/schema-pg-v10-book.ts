@@ -1,5 +1,3 @@
-import { PG_BOOK_FUNCTION } from '../money/pg-book.js';
-
 /**
  * Version 10 for PostgreSQL (issue #16): usage_records and wallet_transactions lose their
  * foreign key to users. Its check ran once per row, two per booked call, each a query
@@ -7,9 +5,8 @@ import { PG_BOOK_FUNCTION } from '../money/pg-book.js';
  * against deletion once (FOR KEY SHARE, the lock the checks took) and drops the bookings
  * of an account that is gone; a trigger deletes an account's records and transactions
  * with it, as ON DELETE CASCADE did. The other writers of wallet_transactions lock the
- * account's wallet first, which goes with the account. The function is code: version 7
- * installs its current text on a new store, and this replaces an older body
- * (CREATE OR REPLACE). SQLite has nothing to change.
+ * account's wallet first, which goes with the account. The booking function of that time
+ * went with it; migration 13 installs the current one. SQLite has nothing to change.
  */
 export const SCHEMA_PG_V10_BOOK = `
 ALTER TABLE usage_records DROP CONSTRAINT usage_records_user_id_fkey;
@@ -22,5 +19,4 @@ BEGIN
 END
 $fn$;
 CREATE TRIGGER agw_user_deleted AFTER DELETE ON users FOR EACH ROW EXECUTE FUNCTION agw_user_deleted_v10();
-${PG_BOOK_FUNCTION}
 `;

@@ -17,7 +17,6 @@ export const SCHEMA_PG_V13_USAGE_DEBIT = `
 ALTER TABLE wallet_transactions RENAME TO wallet_entries;
 ALTER TABLE usage_records ADD COLUMN tx_id BIGINT, ADD COLUMN tx_amount_nusd BIGINT, ADD COLUMN tx_allowance_nusd BIGINT,
   ADD COLUMN tx_balance_after_nusd BIGINT, ADD COLUMN tx_description TEXT;
-CREATE INDEX usage_wallet_tx ON usage_records(user_id, tx_id) WHERE tx_id IS NOT NULL;
 CREATE VIEW wallet_transactions AS
   SELECT * FROM (
     SELECT id, user_id, type, amount_nusd, allowance_nusd, balance_after_nusd, description, provider_id, model, project_id,

@@ -1,4 +1,3 @@
-import { PG_BOOK_FUNCTION } from '../money/pg-book.js';
 import { PG_BOOK_TYPE } from '../money/pg-booking-row.js';
 import { PG_MONEY_FUNCTIONS } from '../money/pg-functions.js';
 
@@ -7,6 +6,8 @@ import { PG_MONEY_FUNCTIONS } from '../money/pg-functions.js';
  * functions (money/pg-functions.ts) and the triggers that tell daemons when a key, a
  * tier, an organization, a quota override or a wallet's unlimited flag changed, so the
  * copies they keep in memory follow at once (channel agw_changed, payload a user id or '*').
+ * The booking function itself is installed by migration 13 (money/pg-book.ts): a migration
+ * installs only code that runs on the schema as it leaves it.
  */
 export const SCHEMA_PG_V7_MONEY = `
 ALTER TABLE usage_records ADD COLUMN key_id TEXT;
@@ -78,5 +79,4 @@ CREATE TRIGGER agw_changed AFTER INSERT OR UPDATE OR DELETE ON quota_overrides F
 CREATE TRIGGER agw_changed AFTER UPDATE OF unlimited ON wallets FOR EACH ROW WHEN (OLD.unlimited IS DISTINCT FROM NEW.unlimited) EXECUTE FUNCTION agw_changed_v7();
 ${PG_MONEY_FUNCTIONS}
 ${PG_BOOK_TYPE}
-${PG_BOOK_FUNCTION}
 `;
