@@ -2,16 +2,19 @@ import { PG_BOOK_FUNCTION } from '../money/pg-book.js';
 
 /**
  * Version 13 for PostgreSQL (issue #16): a call's wallet debit is written as columns of its
- * usage record (tx_*) instead of a row of its own. That row cost a booked call a heap
- * tuple and three index entries (id, user's list, usage id), a sixth of a batch's work
- * (docs/performance.md, "Fifth pass"). `wallet_transactions` becomes a view over the other
- * transactions (top-ups, credits, purchases: the table, renamed `wallet_entries`) and the
- * usage records that carry a debit, one id sequence for both, so a listing reads as before
- * (a merge of two index scans by user and id). Writers insert into the view as before: a
- * trigger puts the row in `wallet_entries`. The debits booked before stay where they are. A
- * record deleted (the request log's retention, logs.retentionDays) leaves its debit behind:
- * a trigger moves it to `wallet_entries`, same id, so the wallet's history is kept whole.
- * SQLite has nothing to change.
+ * usage record (tx_*) instead of a row of its own. That row cost a booked call a heap tuple
+ * and three index entries (id, user's list, usage id), a tenth of a batch of 20's
+ * instructions (docs/performance.md, "Fifth pass").
+ *
+ * `wallet_transactions` becomes a view over the other transactions (top-ups, credits,
+ * purchases: the table, renamed `wallet_entries`) and the usage records that carry a
+ * debit, one id sequence for both, so a listing reads as before: a merge of two index scans
+ * by user and id (the records' index is migration 14's). Writers insert into the view as
+ * before: a trigger puts the row in `wallet_entries`. The debits booked before stay where
+ * they are. A record deleted (the request log's retention, logs.retentionDays) leaves its
+ * debit behind: a trigger moves it to `wallet_entries`, same id, so the wallet's history is
+ * kept whole. This migration installs the booking function (agw_book_v13) too, the first
+ * that needs these columns. SQLite has nothing to change.
  */
 export const SCHEMA_PG_V13_USAGE_DEBIT = `
 ALTER TABLE wallet_transactions RENAME TO wallet_entries;
