@@ -1,13 +1,11 @@
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import type { Booking } from '../../src/daemon/money/bookings.js';
 import { PgBatcher } from '../../src/daemon/money/pg-batch.js';
 import { bookingRecords, bookingTypeOid } from '../../src/daemon/money/pg-booking-row.js';
 import { potNames } from '../../src/daemon/money/pg-pots.js';
 import { quotaPeriod } from '../../src/daemon/money/quotas.js';
-import { monthKey, monthStart } from '../../src/daemon/money/wallets.js';
 import { openAndMigrate } from '../../src/daemon/store/open.js';
 import type { PgDb } from '../../src/daemon/store/postgres.js';
+import { batchRow, settledCall, withSessions } from '../helpers/bookings.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/pg.js';
 
 /**
@@ -53,41 +51,9 @@ async function account(name: string, slices: Account['slices']): Promise<Account
   return a;
 }
 
-function call(a: Account, customerNano: number): Booking {
-  return {
-    id: `use_sl_${String(++seq).padStart(3, '0')}`,
-    userId: a.id,
-    keyId: a.key,
-    usageType: 'ai_chat',
-    endpoint: 'chat',
-    providerId: 'openai',
-    model: 'gpt-4o-mini',
-    alias: null,
-    projectId: null,
-    periodKey: PERIOD,
-    budgets: [{ keyId: a.key, period: BUDGET }],
-    createdAt: NOW - 5,
-    status: 'finalized',
-    httpStatus: 200,
-    promptTokens: 1,
-    completionTokens: 1,
-    cachedTokens: 0,
-    units: 0,
-    rawNano: customerNano,
-    customerNano,
-    holdNano: customerNano,
-    writtenOffNano: 0,
-    settledAt: NOW,
-    monthlyAllowance: 0,
-    description: 'slice test',
-    stream: false,
-    answerStatus: 200,
-    errorCode: null,
-    latencyMs: 1,
-    ttfbMs: 1,
-    attempts: 1,
-  };
-}
+/** A call of account `a` (its key's budget counts it), settled at NOW. */
+const call = (a: Account, customerNano: number) =>
+  settledCall(`use_sl_${String(++seq).padStart(3, '0')}`, a.id, NOW, customerNano, { keyId: a.key, periodKey: PERIOD, budgets: [{ keyId: a.key, period: BUDGET }] });
 
 /** Each pot of the account: its lease row's amount (null: none) and its own leased/used figures. */
 async function pots(a: Account) {
@@ -191,23 +157,11 @@ describe('lock order', () => {
     await db.run('UPDATE quota_counters SET leased = 5 WHERE user_id = ? AND usage_type = ?', [a.id, 'ai_chat']);
     await db.run('INSERT INTO leases (pot, daemon_id, amount) VALUES (?, ?, 5), (?, ?, 5), (?, ?, 10)', [chat, other, image, other, image, DAEMON]);
     // this daemon's batch: an ai_chat call admitted without a slice, an ai_image call against its slice
-    const rows = [call(a, 1000), { ...call(a, 1000), usageType: 'image', periodKey: PERIOD }].map((b, ord) => ({
-      ...b,
-      usageType: ord ? 'ai_image' : 'ai_chat',
-      ord,
-      month: monthKey(b.settledAt),
-      monthStart: monthStart(b.settledAt),
-      leasedWallet: false,
-      leasedQuota: ord === 1,
-      budgets: [],
-    }));
+    const rows = [call(a, 1000), call(a, 1000)].map((b, ord) => batchRow({ ...b, usageType: ord ? 'ai_image' : 'ai_chat', budgets: [] }, ord, { quota: ord === 1 }));
     const batch = bookingRecords(rows, await bookingTypeOid(db));
     const deadlocks = async () => Number((await db.get<{ n: number }>('SELECT deadlocks AS n FROM pg_stat_database WHERE datname = current_database()'))!.n);
     const before = await deadlocks();
-    const returning = new pg.Client({ connectionString: tdb.url });
-    const booking = new pg.Client({ connectionString: tdb.url });
-    await Promise.all([returning.connect(), booking.connect()]);
-    try {
+    await withSessions(tdb.url, 2, async ([returning, booking]) => {
       // the other daemon gives back part of its ai_chat slice (pot row, then lease row), and holds them
       await returning.query('BEGIN');
       await returning.query('SELECT agw_release_pot_v7($1, $2, 1)', [other, chat]);
@@ -220,9 +174,7 @@ describe('lock order', () => {
       await returning.query('SELECT agw_release_pot_v7($1, $2, 1)', [other, image]);
       await returning.query('COMMIT');
       expect(await booked).toBe(2);
-    } finally {
-      await Promise.all([returning.end(), booking.end()]);
-    }
+    });
     expect(await deadlocks()).toBe(before);
     const counter = async (type: string) =>
       db.get<{ used: number; leased: number }>('SELECT used::int, leased::int FROM quota_counters WHERE user_id = ? AND usage_type = ? AND period_start = ?', [a.id, type, PERIOD]);

@@ -1,14 +1,12 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import pg from 'pg';
-import type { Booking } from '../../src/daemon/money/bookings.js';
 import { PgBatcher } from '../../src/daemon/money/pg-batch.js';
 import { bookingRecords, bookingTypeOid } from '../../src/daemon/money/pg-booking-row.js';
-import { quotaPeriod } from '../../src/daemon/money/quotas.js';
-import { credit, getWalletRow, listTransactions, monthKey, monthStart } from '../../src/daemon/money/wallets.js';
+import { credit, getWalletRow, listTransactions } from '../../src/daemon/money/wallets.js';
 import { MIGRATIONS, SCHEMA_VERSION, migrate } from '../../src/daemon/store/migrate.js';
 import { PgDb } from '../../src/daemon/store/postgres.js';
 import type { AppContext } from '../../src/daemon/context.js';
 import { pruneOnce } from '../../src/daemon/requests/retention.js';
+import { batchRow, settledCall, withSessions } from '../helpers/bookings.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/pg.js';
 
 /**
@@ -26,41 +24,7 @@ let tdb: TestDatabase;
 let db: PgDb;
 let seq = 0;
 
-function call(at: number, customerNano: number): Booking {
-  return {
-    id: `use_debit_${String(++seq).padStart(3, '0')}`,
-    userId: USER,
-    keyId: null,
-    usageType: 'ai_chat',
-    endpoint: 'chat',
-    providerId: 'openai',
-    model: 'gpt-4o-mini',
-    alias: null,
-    projectId: null,
-    periodKey: quotaPeriod(at).key,
-    budgets: [],
-    createdAt: at - 5,
-    status: 'finalized',
-    httpStatus: 200,
-    promptTokens: 12,
-    completionTokens: 9,
-    cachedTokens: 0,
-    units: 0,
-    rawNano: customerNano - 1000,
-    customerNano,
-    holdNano: customerNano * 2,
-    writtenOffNano: 0,
-    settledAt: at,
-    monthlyAllowance: 0,
-    description: `call ${seq}`,
-    stream: false,
-    answerStatus: 200,
-    errorCode: null,
-    latencyMs: 1.5,
-    ttfbMs: 1,
-    attempts: 1,
-  };
-}
+const call = (at: number, customerNano: number) => settledCall(`use_debit_${String(++seq).padStart(3, '0')}`, USER, at, customerNano);
 
 const none = { wallet: false, quota: false, budgets: [] };
 const count = async (sql: string, params: unknown[] = []) => Number((await db.get<{ n: number }>(sql, params))!.n);
@@ -124,7 +88,7 @@ describe('migration 13: the usage debit in the usage record', () => {
     }
     expect(Number(items[0].balance_after_nusd)).toBe(await balance());
     expect(await balance()).toBe(9_000_000 - 1_000_000 + 5_000_000 - 2_000_000);
-    expect(items[0].description).toBe(`call ${seq}`);
+    expect(items[0].description).toBe(`call use_debit_${String(seq).padStart(3, '0')}`);
     expect(items[0].created_at).toBe(now + 2);
     // pages of two, by cursor, are the same list
     const paged: typeof items = [];
@@ -146,7 +110,7 @@ describe('migration 13: the usage debit in the usage record', () => {
     const again = { ...call(now, 700_000), id: stored };
     const fresh = call(now + 1, 400_000);
     const before = { balance: await balance(), records: await count('SELECT count(*) AS n FROM usage_records') };
-    const rows = [again, fresh].map((b, ord) => ({ ...b, ord, month: monthKey(b.settledAt), monthStart: monthStart(b.settledAt), leasedWallet: false, leasedQuota: false }));
+    const rows = [again, fresh].map((b, ord) => batchRow(b, ord));
     const oid = await bookingTypeOid(db);
     await expect(db.get('SELECT agw_book_v13(?, ?::agw_booking_v7[], NULL, false) AS n', [DAEMON, bookingRecords(rows, oid)])).rejects.toMatchObject({ code: '23505', constraint: 'usage_records_pkey' });
     expect({ balance: await balance(), records: await count('SELECT count(*) AS n FROM usage_records') }).toEqual(before);
@@ -165,13 +129,10 @@ describe('migration 13: the usage debit in the usage record', () => {
     ['agw_book_v11', 0, 'SELECT agw_book_v11($1, $2::agw_booking_v7[]) AS n'],
   ])('a booking another transaction writes while the batch looks (a retry racing its first try), %s answers %s, nothing written', async (_name, outcome, sql) => {
     const b = call(Date.now(), 123_000);
-    const rows = [{ ...b, ord: 0, month: monthKey(b.settledAt), monthStart: monthStart(b.settledAt), leasedWallet: false, leasedQuota: false }];
+    const rows = [batchRow(b, 0)];
     const batch = bookingRecords(rows, await bookingTypeOid(db));
     const before = await balance();
-    const other = new pg.Client({ connectionString: tdb.url });
-    const looking = new pg.Client({ connectionString: tdb.url });
-    await Promise.all([other.connect(), looking.connect()]);
-    try {
+    await withSessions(tdb.url, 2, async ([other, looking]) => {
       await other.query('BEGIN');
       await other.query(
         "INSERT INTO usage_records (id, user_id, usage_type, status, endpoint, provider_id, period_start, created_at) VALUES ($1, $2, 'ai_chat', 'reserved', 'chat', 'openai', 'p', 1)",
@@ -185,16 +146,14 @@ describe('migration 13: the usage debit in the usage record', () => {
       await new Promise((r) => setTimeout(r, 300));
       await other.query('COMMIT');
       expect(await booking).toBe(outcome);
-    } finally {
-      await Promise.all([other.end(), looking.end()]);
-    }
+    });
     expect(await balance()).toBe(before);
     expect(await count('SELECT count(*) AS n FROM wallet_transactions WHERE usage_id = ?', [b.id])).toBe(0);
   });
 
   test('a batch that does not come in the order of its calls is refused, and writes nothing', async () => {
     const calls = [call(Date.now(), 10_000), call(Date.now(), 20_000)];
-    const rows = calls.map((b, i) => ({ ...b, ord: 1 - i, month: monthKey(b.settledAt), monthStart: monthStart(b.settledAt), leasedWallet: false, leasedQuota: false }));
+    const rows = calls.map((b, i) => batchRow(b, 1 - i));
     const before = await balance();
     await expect(db.get('SELECT agw_book_v13(?, ?::agw_booking_v7[], NULL, false) AS n', [DAEMON, bookingRecords(rows, await bookingTypeOid(db))])).rejects.toMatchObject({ code: '22023' });
     expect(await balance()).toBe(before);
@@ -203,7 +162,7 @@ describe('migration 13: the usage debit in the usage record', () => {
 
   test("an older daemon's agw_book_v11 books on the new schema, and its batch booked again writes nothing", async () => {
     const b = call(Date.now(), 250_000);
-    const rows = [{ ...b, ord: 0, month: monthKey(b.settledAt), monthStart: monthStart(b.settledAt), leasedWallet: false, leasedQuota: false }];
+    const rows = [batchRow(b, 0)];
     const batch = bookingRecords(rows, await bookingTypeOid(db));
     const before = await balance();
     expect(Number((await db.get<{ n: number }>('SELECT agw_book_v11(?, ?::agw_booking_v7[]) AS n', [DAEMON, batch]))!.n)).toBe(1);
