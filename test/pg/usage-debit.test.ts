@@ -200,6 +200,20 @@ describe('migration 13: the usage debit in the usage record', () => {
     expect(await listTransactions(db, USER, 100_000)).toEqual(before);
   });
 
+  test('a call booked again after the retention pruned its record (a spooled call replayed late) is not debited twice', async () => {
+    const ctx = { db, config: { logs: { retentionDays: 30, bodiesRetentionDays: 30 } }, log: { info() {}, error() {} } } as unknown as AppContext;
+    const old = call(Date.now() - 40 * 86_400_000, 321_000);
+    await new PgBatcher(db, console, () => undefined).push(old, none, DAEMON);
+    const before = await balance();
+    expect((await pruneOnce(ctx)).records).toBe(1);
+    const again = new PgBatcher(db, console, () => undefined);
+    await again.push(old, none, DAEMON); // a first try: the batch looks, for its call is that old
+    expect(await balance()).toBe(before);
+    expect(await count('SELECT count(*) AS n FROM wallet_transactions WHERE usage_id = ?', [old.id])).toBe(1);
+    expect(await count('SELECT count(*) AS n FROM usage_records WHERE id = ?', [old.id])).toBe(0);
+    await expect(pruneOnce(ctx)).resolves.toMatchObject({ records: 0 });
+  });
+
   test('deleting the account deletes its transactions of both kinds and its records', async () => {
     await db.run('DELETE FROM users WHERE id = ?', [USER]);
     expect(await count('SELECT count(*) AS n FROM wallet_transactions WHERE user_id = ?', [USER])).toBe(0);

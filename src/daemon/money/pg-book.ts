@@ -1,5 +1,5 @@
 import { QUOTA_ADD, USAGE_INSERT, rollups, takeFromSlice, takeFromSlices } from './pg-book-sql.js';
-import { CHECK_DAEMON } from './pg-functions.js';
+import { CHECK_DAEMON, NOW_MS } from './pg-functions.js';
 
 /**
  * agw_book_v13: a batch of settled calls, as applyBookings (money/bookings.ts) books them on SQLite:
@@ -32,6 +32,9 @@ DECLARE
   v_budgets boolean;
   v_finalized boolean;
   v_named bigint;
+  v_old boolean;
+  v_cut bigint;
+  v_look boolean;
   b agw_booking_v7;
   i int := 0;
   v_ord int := -2147483648;
@@ -76,20 +79,26 @@ DECLARE
 BEGIN
   ${CHECK_DAEMON}
   -- whether the batch counts in key budgets, whether it debits at all, how many accounts it
-  -- names; its accounts, held against deletion (the bookings of an account that is gone are
-  -- dropped)
+  -- names, whether it holds a call the request log's retention may have pruned (its cut is a
+  -- day back at least, logs.retentionDays >= 1: two days leave room for the clocks); its
+  -- accounts, held against deletion (the bookings of an account that is gone are dropped)
   v_rows := p_rows;
+  v_cut := ${NOW_MS} - 2 * 86400000;
   SELECT bool_or(y.status = 'finalized' AND jsonb_array_length(coalesce(y.budgets, '[]'::jsonb)) > 0),
-         coalesce(bool_or(y.status = 'finalized'), false), count(DISTINCT y."userId")
-    INTO v_budgets, v_finalized, v_named FROM unnest(v_rows) AS y;
+         coalesce(bool_or(y.status = 'finalized'), false), count(DISTINCT y."userId"), coalesce(bool_or(y."createdAt" < v_cut), false)
+    INTO v_budgets, v_finalized, v_named, v_old FROM unnest(v_rows) AS y;
+  -- a batch that looks for its bookings in the store: a retry, or one with calls that old (a
+  -- spooled call replayed late): one whose record was pruned left its debit in wallet_entries
+  v_look := p_probe OR v_old;
   -- (the accounts named by an array, not joined with the batch: a locking query keeps a copy of
   -- each joined row, here all of a booking's fields)
   v_users := ARRAY(SELECT a.id FROM users a WHERE a.id = ANY (ARRAY(SELECT y."userId" FROM unnest(v_rows) AS y)) ORDER BY a.id FOR KEY SHARE);
   -- the bookings new to the store: on a first try, all of them whose account is there (one in
-  -- the store fails the insert below, and the retry looks); on a retry, those not in the store
-  IF p_probe THEN
+  -- the store fails the insert below, and the retry looks); when looking, those not in the store
+  IF v_look THEN
     v_rows := ARRAY(SELECT r FROM unnest(v_rows) AS r
-                     WHERE r."userId" = ANY (v_users) AND NOT EXISTS (SELECT FROM usage_records u WHERE u.id = r.id) ORDER BY r.ord);
+                     WHERE r."userId" = ANY (v_users) AND NOT EXISTS (SELECT FROM usage_records u WHERE u.id = r.id)
+                       AND NOT EXISTS (SELECT FROM wallet_entries e WHERE e.usage_id = r.id) ORDER BY r.ord);
   ELSIF cardinality(v_users) < v_named THEN
     v_rows := ARRAY(SELECT r FROM unnest(v_rows) AS r WHERE r."userId" = ANY (v_users) ORDER BY r.ord);
   END IF;
@@ -190,7 +199,7 @@ BEGIN
   -- a wallet) and what its wallet could not cover. One already in the store (a batch on its
   -- first try that did commit before, or a concurrent retry) fails the batch (unique_violation
   -- or AGW02), and the daemon tries it again at once, looking first (p_probe)
-  IF p_probe THEN
+  IF v_look THEN
 ${USAGE_INSERT}
     ON CONFLICT (id) DO NOTHING;
   ELSE
@@ -201,6 +210,13 @@ ${USAGE_INSERT};
   GET DIAGNOSTICS v_written = ROW_COUNT;
   IF v_written < cardinality(v_rows) THEN
     RAISE EXCEPTION 'agw: a booking of this batch is in the store already' USING ERRCODE = 'AGW02';
+  END IF;
+  -- (a record the retention pruned since the look above left its debit: looked for again, in
+  -- a statement of its own, which sees what the pruner committed meanwhile)
+  IF v_old THEN
+    IF EXISTS (SELECT FROM wallet_entries e WHERE e.usage_id IN (SELECT y.id FROM unnest(v_rows) AS y)) THEN
+      RAISE EXCEPTION 'agw: a booking of this batch is in the store already' USING ERRCODE = 'AGW02';
+    END IF;
   END IF;
   IF p_bodies IS NOT NULL THEN
     INSERT INTO request_bodies (usage_id, created_at, request, response, request_bytes, response_bytes)

@@ -22,7 +22,8 @@
  * does), so the slices of a daemon declared dead are never consumed after their return.
  * A daemon whose row is gone gets SQLSTATE AGW01 and starts over.
  */
-const NOW_MS = `(extract(epoch from clock_timestamp()) * 1000)::bigint`;
+/** The store's clock, epoch ms (SQL). */
+export const NOW_MS = `(extract(epoch from clock_timestamp()) * 1000)::bigint`;
 
 export const CHECK_DAEMON = `
   PERFORM 1 FROM daemons WHERE id = p_daemon FOR KEY SHARE;
