@@ -70,7 +70,7 @@ try {
   // every batch of every run, with ids of its own (a booking already in the store books nothing)
   // the function the daemon calls (agw_book_v11 before migration 13: comparisons with an earlier build)
   const v13 = (await c.query("SELECT to_regproc('agw_book_v13') IS NOT NULL AS v13")).rows[0].v13;
-  const book = (rows) => (v13 ? `agw_book_v13('${daemon}', ${rows}, NULL, false)` : `agw_book_v11('${daemon}', ${rows})`);
+  const book = v13 ? `agw_book_v13('${daemon}', rows, NULL, false)` : `agw_book_v11('${daemon}', rows)`;
   await c.query('CREATE TABLE cg_batches (n int PRIMARY KEY, rows agw_booking_v7[])');
   await c.query('ALTER TABLE cg_batches ALTER COLUMN rows SET STORAGE EXTERNAL'); // no decompression counted
   let n = 0;
@@ -98,7 +98,7 @@ try {
     asPostgres('cp', ['-a', data, copy]);
     const sql = join(tmp, `run-${first}.sql`);
     let text = 'SET synchronous_commit = off;\n';
-    for (let i = first; i < first + count; i++) text += `SELECT ${book('rows')} FROM cg_batches WHERE n = ${i};\n`;
+    for (let i = first; i < first + count; i++) text += `SELECT ${book} FROM cg_batches WHERE n = ${i};\n`;
     writeFileSync(sql, text, { mode: 0o644 });
     const log = join(tmp, `run-${first}.log`);
     // valgrind reports on stderr; the backend's answers go to stdout
