@@ -166,6 +166,44 @@ describe('agw_book_v11 books what applyBookings books', () => {
       calls.filter((b) => b.status === 'finalized').map(() => 5),
     );
   });
+
+  test("a hot account's batches, every call in one row of each rollup, book as on SQLite: failures, refusals and a write-off counted alike", async () => {
+    // agw_book_v13 adds such a batch to its rollup rows with plain statements, from figures
+    // summed in its loop; a batch whose calls leave the row (another provider, the next day)
+    // goes the joining way
+    const user = 'usr_parity_hot';
+    const key = 'key_parity_hot';
+    for (const db of [lite, pgDb] as Db[]) {
+      await db.run('INSERT INTO users (id, email, tier, created_at) VALUES (?, ?, ?, ?)', [user, `${user}@example.com`, 'pro', 1]);
+      await db.run('INSERT INTO wallets (user_id, updated_at) VALUES (?, ?)', [user, 1]);
+      await db.run('INSERT INTO api_keys (id, user_id, name, lookup, hash, created_at) VALUES (?, ?, ?, ?, ?, ?)', [key, user, 'k', 'lkhot', 'h', 1]);
+      // enough for a few calls past the allowance: a later one is cut and written off
+      await db.tx((q) => credit(q, { userId: user, amount: 4_000_000, type: 'credit' }));
+    }
+    const calls = bookings()
+      .filter((b) => b.settledAt >= NOV_1)
+      .map((b) => ({ ...b, id: b.id.replace('use_p', 'use_h'), userId: user, keyId: key, providerId: 'openai', projectId: 'prj_hot', budgets: [] }));
+    // a call of the fourth batch leaves the row by its key alone, the last call of the last by its provider
+    calls[11] = { ...calls[11], keyId: null };
+    calls[calls.length - 1] = { ...calls[calls.length - 1], providerId: 'anthropic' };
+    // and batches whose two calls differ by their account alone, by their day alone, by their project alone
+    const twin = { ...calls[0], keyId: null };
+    const batches = [calls.slice(0, 1), calls.slice(1, 2), calls.slice(2, 9), calls.slice(9, 13), calls.slice(13),
+      [{ ...twin, id: 'use_h_twin_1' }, { ...twin, id: 'use_h_twin_2', userId: USERS[0] }],
+      [{ ...twin, id: 'use_h_twin_3' }, { ...twin, id: 'use_h_twin_4', createdAt: twin.createdAt - 86_400_000 }],
+      [{ ...twin, id: 'use_h_twin_5' }, { ...twin, id: 'use_h_twin_6', projectId: null }]];
+    expect(batches.slice(0, 3).flat().map((b) => b.status)).toEqual(expect.arrayContaining(['finalized', 'failed', 'refused']));
+    const batcher = new PgBatcher(pgDb as PgDb, console, () => undefined);
+    for (const batch of batches) {
+      await lite.tx((q) => applyBookings(q, batch));
+      await Promise.all(batch.map((b) => batcher.push(b, { wallet: false, quota: false, budgets: [] }, 'd_parity')));
+    }
+    const expected = (await books(lite)) as { records: { id: string; written_off_nusd: number }[] };
+    expect(await books(pgDb)).toEqual(expected);
+    // what the test is about: a call written off inside a one-row batch
+    const third = new Set(batches[2].map((b) => b.id));
+    expect(expected.records.some((r) => third.has(r.id) && r.written_off_nusd > 0)).toBe(true);
+  });
 });
 
 describe('the batch as an array of rows, in binary (bookingRecords)', () => {

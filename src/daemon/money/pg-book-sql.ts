@@ -21,9 +21,7 @@ export function rollups(writtenOff: boolean): string {
         ${from}
        WHERE y.status IN ('finalized', 'failed')
        GROUP BY 1, 2, 3, 4 ORDER BY y."userId" COLLATE "C", y."createdAt" / 86400000, y."providerId" COLLATE "C", coalesce(y."projectId", '') COLLATE "C"
-    ON CONFLICT (user_id, day, provider_id, project_key) DO UPDATE SET calls = spend_daily.calls + excluded.calls,
-      failures = spend_daily.failures + excluded.failures, raw_nusd = spend_daily.raw_nusd + excluded.raw_nusd,
-      customer_nusd = spend_daily.customer_nusd + excluded.customer_nusd;
+    ON CONFLICT (user_id, day, provider_id, project_key) DO UPDATE SET ${rollupAdd('spend_daily')};
     INSERT INTO spend_key_daily (user_id, day, key_id, calls, failures, raw_nusd, customer_nusd)
       SELECT y."userId", y."createdAt" / 86400000, y."keyId", count(*), count(*) FILTER (WHERE y.status = 'failed'),
              coalesce(sum(y."rawNano") FILTER (WHERE y.status = 'finalized'), 0),
@@ -31,10 +29,24 @@ export function rollups(writtenOff: boolean): string {
         ${from}
        WHERE y.status IN ('finalized', 'failed') AND y."keyId" IS NOT NULL
        GROUP BY 1, 2, 3 ORDER BY y."userId" COLLATE "C", y."createdAt" / 86400000, y."keyId" COLLATE "C"
-    ON CONFLICT (user_id, day, key_id) DO UPDATE SET calls = spend_key_daily.calls + excluded.calls,
-      failures = spend_key_daily.failures + excluded.failures, raw_nusd = spend_key_daily.raw_nusd + excluded.raw_nusd,
-      customer_nusd = spend_key_daily.customer_nusd + excluded.customer_nusd;`;
+    ON CONFLICT (user_id, day, key_id) DO UPDATE SET ${rollupAdd('spend_key_daily')};`;
 }
+
+/** A rollup row's upsert: the batch's figures added to the row's. */
+function rollupAdd(table: string): string {
+  return `calls = ${table}.calls + excluded.calls, failures = ${table}.failures + excluded.failures,
+      raw_nusd = ${table}.raw_nusd + excluded.raw_nusd, customer_nusd = ${table}.customer_nusd + excluded.customer_nusd`;
+}
+
+/** The two rollups of a batch whose calls fall in one row of each (r_*: a hot account's batch). */
+export const ROLLUP_ROW = `    INSERT INTO spend_daily (user_id, day, provider_id, project_key, calls, failures, raw_nusd, customer_nusd)
+      VALUES (r_user, r_day, r_provider, r_project, r_n, r_failures, r_raw, r_charged)
+    ON CONFLICT (user_id, day, provider_id, project_key) DO UPDATE SET ${rollupAdd('spend_daily')};
+    IF r_key IS NOT NULL THEN
+      INSERT INTO spend_key_daily (user_id, day, key_id, calls, failures, raw_nusd, customer_nusd)
+        VALUES (r_user, r_day, r_key, r_n, r_failures, r_raw, r_charged)
+      ON CONFLICT (user_id, day, key_id) DO UPDATE SET ${rollupAdd('spend_key_daily')};
+    END IF;`;
 
 /**
  * Takes `n` off this daemon's slice of `pot` (its pot's row locked before), into v_taken: at

@@ -1,4 +1,4 @@
-import { QUOTA_ADD, USAGE_INSERT, rollups, takeFromSlice, takeFromSlices } from './pg-book-sql.js';
+import { QUOTA_ADD, ROLLUP_ROW, USAGE_INSERT, rollups, takeFromSlice, takeFromSlices } from './pg-book-sql.js';
 import { CHECK_DAEMON, NOW_MS } from './pg-functions.js';
 
 /**
@@ -76,6 +76,18 @@ DECLARE
   x_after bigint[] := '{}';
   x_description text[] := '{}';
   x_short bigint[] := '{}';
+  -- the rollups' figures while every call of the batch falls in one row of each (a hot
+  -- account's batch): its keys, calls, failures, raw and charged amounts
+  r_single boolean := true;
+  r_user text;
+  r_day bigint;
+  r_provider text;
+  r_project text;
+  r_key text;
+  r_n bigint := 0;
+  r_failures bigint := 0;
+  r_raw bigint := 0;
+  r_charged bigint := 0;
 BEGIN
   ${CHECK_DAEMON}
   -- whether the batch counts in key budgets, whether it debits at all, how many accounts it
@@ -92,7 +104,11 @@ BEGIN
   v_look := p_probe OR v_old;
   -- (the accounts named by an array, not joined with the batch: a locking query keeps a copy of
   -- each joined row, here all of a booking's fields)
-  v_users := ARRAY(SELECT a.id FROM users a WHERE a.id = ANY (ARRAY(SELECT y."userId" FROM unnest(v_rows) AS y)) ORDER BY a.id FOR KEY SHARE);
+  IF v_named = 1 THEN
+    v_users := ARRAY(SELECT a.id FROM users a WHERE a.id = (v_rows[1])."userId" FOR KEY SHARE);
+  ELSE
+    v_users := ARRAY(SELECT a.id FROM users a WHERE a.id = ANY (ARRAY(SELECT y."userId" FROM unnest(v_rows) AS y)) ORDER BY a.id FOR KEY SHARE);
+  END IF;
   -- the bookings new to the store: on a first try, all of them whose account is there (one in
   -- the store fails the insert below, and the retry looks); when looking, those not in the store
   IF v_look THEN
@@ -132,6 +148,25 @@ BEGIN
       RAISE EXCEPTION 'agw: a batch must come in the order of its calls (ord)' USING ERRCODE = '22023';
     END IF;
     v_ord := b.ord;
+    IF r_single AND b.status IN ('finalized', 'failed') THEN
+      IF r_n = 0 THEN
+        r_user := b."userId";
+        r_day := b."createdAt" / 86400000;
+        r_provider := b."providerId";
+        r_project := coalesce(b."projectId", '');
+        r_key := b."keyId";
+      ELSIF b."userId" IS DISTINCT FROM r_user OR b."createdAt" / 86400000 IS DISTINCT FROM r_day OR b."providerId" IS DISTINCT FROM r_provider
+            OR coalesce(b."projectId", '') IS DISTINCT FROM r_project OR b."keyId" IS DISTINCT FROM r_key THEN
+        r_single := false;
+      END IF;
+      r_n := r_n + 1;
+      IF b.status = 'failed' THEN
+        r_failures := r_failures + 1;
+      ELSE
+        r_raw := r_raw + b."rawNano";
+        r_charged := r_charged + b."customerNano";
+      END IF;
+    END IF;
     CONTINUE WHEN b.status <> 'finalized';
     g := array_position(q_pot, '2q:' || b."userId" || ':' || b."usageType" || ':' || b."periodKey");
     IF g IS NULL THEN
@@ -172,6 +207,7 @@ BEGIN
     x_after[i] := w_balance[k];
     x_description[i] := CASE WHEN v_short > 0 THEN coalesce(b.description, '') || ' (' || v_short || ' nano-USD not covered: written off)' ELSE b.description END;
     IF v_short > 0 THEN
+      r_charged := r_charged - v_short;
       x_short[i] := v_short;
       v_short_ids := v_short_ids || b.id;
       v_short_amounts := v_short_amounts || v_short;
@@ -284,7 +320,11 @@ ${USAGE_INSERT};
   -- the rollups, from the bookings as charged (what a wallet could not cover is not counted), not
   -- read back; the join with what was written off only when something was (a hash join's
   -- start-up cost a batch as much as the join of nothing saved)
-  IF cardinality(v_short_ids) = 0 THEN
+  IF r_single THEN
+    IF r_n > 0 THEN
+${ROLLUP_ROW}
+    END IF;
+  ELSIF cardinality(v_short_ids) = 0 THEN
 ${rollups(false)}
   ELSE
 ${rollups(true)}
