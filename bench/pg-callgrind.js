@@ -10,7 +10,7 @@
 // default the newest /usr/lib/postgresql/*/bin).
 // `npm run build && node bench/pg-callgrind.js [--batch 1,20] [--users N] [--background N] [--sql FILE] [--json] [--keep DIR]`
 import { execFileSync } from 'node:child_process';
-import { chmodSync, chownSync, copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -111,7 +111,10 @@ try {
     if (!m) throw new Error('callgrind printed no total');
     (instructions[batch] ??= {})[count] = Number(m[1].replaceAll(',', ''));
     // --keep DIR: valgrind's profiles, for callgrind_annotate (batch-<size>-<count>.out)
-    if (a.keep) copyFileSync(`${copy}.out`, join(a.keep, `batch-${batch}-${count}.out`));
+    if (a.keep) {
+      mkdirSync(a.keep, { recursive: true });
+      copyFileSync(`${copy}.out`, join(a.keep, `batch-${batch}-${count}.out`));
+    }
     rmSync(copy, { recursive: true, force: true });
   }
   const out = sizes.map((b) => {

@@ -95,7 +95,7 @@ async function measured(pids, fn) {
   return { ...out, daemonMs, postgresMs: postgresCpuMs() - p0 };
 }
 
-const perCall = (ms, calls) => (calls ? round((ms * 1000) / calls, 0) : null); // µs
+const perCall = (ms, calls) => (calls ? round((ms * 1000) / calls, 1) : null); // µs (a tenth: the ratios are read to 1%)
 
 /** One leg: `daemons` daemons on one store; sequential on the first; a hot user, then 20 users, over all. */
 async function leg(name, mockUrl, tmp, { store, daemons, kill = false, round: r = 1 }) {
