@@ -10,6 +10,7 @@ import { openAndMigrate } from '../../src/daemon/store/open.js';
 import type { PgDb } from '../../src/daemon/store/postgres.js';
 import { SqliteDb } from '../../src/daemon/store/sqlite.js';
 import { usdToNano } from '../../src/shared/money.js';
+import { batchRow } from '../helpers/bookings.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/pg.js';
 
 /**
@@ -268,6 +269,23 @@ describe('the batch as an array of rows, in binary (bookingRecords)', () => {
       request_bytes: expect.anything(),
     });
     expect((await pgDb.get<{ n: number }>("SELECT count(*)::int AS n FROM wallet_transactions WHERE usage_id = 'use_body_nul'"))?.n).toBe(1);
+  });
+
+  test("a batch of one account is held by that account, whatever its first row or its array's bounds (from a review)", async () => {
+    // a row naming no account, first, then a call of an account that exists: the call is booked
+    // (on a retry that looks), not dropped with the row; and an array that does not start at 1
+    const [call] = bookings().filter((b) => b.status === 'finalized' && b.userId === USERS[0]);
+    const oid = await bookingTypeOid(pgDb);
+    const row = (id: string, ord: number, over: Partial<Booking> = {}) => batchRow({ ...call, id, keyId: null, budgets: [], ...over }, ord);
+    const nameless = bookingRecords([row('use_nameless_0', 0, { userId: null as unknown as string }), row('use_named_1', 1)], oid);
+    expect((await pgDb.get<{ n: number }>('SELECT agw_book_v13(?, ?::agw_booking_v7[], NULL, true) AS n', ['d_parity', nameless]))?.n).toBe(1);
+    await pgDb.run(`CREATE FUNCTION test_from_5(a agw_booking_v7[]) RETURNS agw_booking_v7[] LANGUAGE plpgsql AS $$
+      DECLARE r agw_booking_v7[]; BEGIN FOR i IN 1 .. cardinality(a) LOOP r[4 + i] := a[i]; END LOOP; RETURN r; END $$`);
+    const shifted = bookingRecords([row('use_named_2', 2), row('use_named_3', 3)], oid);
+    expect((await pgDb.get<{ n: string }>('SELECT array_dims(test_from_5(?::agw_booking_v7[])) AS n', [shifted]))?.n).toBe('[5:6]');
+    expect((await pgDb.get<{ n: number }>('SELECT agw_book_v13(?, test_from_5(?::agw_booking_v7[]), NULL, false) AS n', ['d_parity', shifted]))?.n).toBe(2);
+    const ids = (await pgDb.all<{ id: string }>("SELECT id FROM usage_records WHERE id LIKE 'use_name%' ORDER BY id")).map((r) => r.id);
+    expect(ids).toEqual(['use_named_1', 'use_named_2', 'use_named_3']);
   });
 
   test('agw_book_v7, for a daemon of the previous version, books a JSON batch the same way', async () => {

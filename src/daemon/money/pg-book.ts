@@ -32,6 +32,7 @@ DECLARE
   v_budgets boolean;
   v_finalized boolean;
   v_named bigint;
+  v_user text;
   v_old boolean;
   v_cut bigint;
   v_look boolean;
@@ -91,21 +92,21 @@ DECLARE
 BEGIN
   ${CHECK_DAEMON}
   -- whether the batch counts in key budgets, whether it debits at all, how many accounts it
-  -- names, whether it holds a call the request log's retention may have pruned (its cut is a
+  -- names (and which, when one), whether it holds a call the request log's retention may have pruned (its cut is a
   -- day back at least, logs.retentionDays >= 1: two days leave room for the clocks); its
   -- accounts, held against deletion (the bookings of an account that is gone are dropped)
   v_rows := p_rows;
   v_cut := ${NOW_MS} - 2 * 86400000;
   SELECT bool_or(y.status = 'finalized' AND jsonb_array_length(coalesce(y.budgets, '[]'::jsonb)) > 0),
-         coalesce(bool_or(y.status = 'finalized'), false), count(DISTINCT y."userId"), coalesce(bool_or(y."createdAt" < v_cut), false)
-    INTO v_budgets, v_finalized, v_named, v_old FROM unnest(v_rows) AS y;
+         coalesce(bool_or(y.status = 'finalized'), false), count(DISTINCT y."userId"), min(y."userId"), coalesce(bool_or(y."createdAt" < v_cut), false)
+    INTO v_budgets, v_finalized, v_named, v_user, v_old FROM unnest(v_rows) AS y;
   -- a batch that looks for its bookings in the store: a retry, or one with calls that old (a
   -- spooled call replayed late): one whose record was pruned left its debit in wallet_entries
   v_look := p_probe OR v_old;
   -- (the accounts named by an array, not joined with the batch: a locking query keeps a copy of
   -- each joined row, here all of a booking's fields)
   IF v_named = 1 THEN
-    v_users := ARRAY(SELECT a.id FROM users a WHERE a.id = (v_rows[1])."userId" FOR KEY SHARE);
+    v_users := ARRAY(SELECT a.id FROM users a WHERE a.id = v_user FOR KEY SHARE);
   ELSE
     v_users := ARRAY(SELECT a.id FROM users a WHERE a.id = ANY (ARRAY(SELECT y."userId" FROM unnest(v_rows) AS y)) ORDER BY a.id FOR KEY SHARE);
   END IF;
