@@ -12,7 +12,8 @@ import { CHECK_DAEMON, NOW_MS } from './pg-functions.js';
  * read at once, then each call debited in a loop that runs no SQL. A batch of several
  * accounts then writes their wallets, counters and slices with one statement per kind of
  * pot, whatever the number of accounts; a batch of one account (a hot account's) with plain
- * statements, which cost less than ones that join (docs/performance.md, "Fifth pass"). A booking
+ * statements, which cost less than ones that join, and so its rollup rows when its calls fall
+ * in one of each, summed in the same loop (docs/performance.md, "Fifth pass", "Sixth pass"). A booking
  * of an account deleted meanwhile is dropped: the batch holds its accounts (FOR KEY SHARE)
  * once, where a foreign key checked every row (migration 10).
  * The batch comes as an agw_booking_v7[] in the daemon's order (binary: pg-booking-row.ts),
@@ -92,9 +93,10 @@ DECLARE
 BEGIN
   ${CHECK_DAEMON}
   -- whether the batch counts in key budgets, whether it debits at all, how many accounts it
-  -- names (and which, when one), whether it holds a call the request log's retention may have pruned (its cut is a
-  -- day back at least, logs.retentionDays >= 1: two days leave room for the clocks); its
-  -- accounts, held against deletion (the bookings of an account that is gone are dropped)
+  -- names (and which, when one), whether it holds a call the request log's retention may
+  -- have pruned (its cut is a day back at least, logs.retentionDays >= 1: two days leave
+  -- room for the clocks); its accounts, held against deletion (the bookings of an account
+  -- that is gone are dropped)
   v_rows := p_rows;
   v_cut := ${NOW_MS} - 2 * 86400000;
   SELECT bool_or(y.status = 'finalized' AND jsonb_array_length(coalesce(y.budgets, '[]'::jsonb)) > 0),
