@@ -55,7 +55,7 @@ beforeAll(async () => {
     [USER, -old.customerNano, 9_000_000, old.description, old.id, old.settledAt],
   );
   await db.run('UPDATE wallets SET balance_nusd = 9000000 WHERE user_id = ?', [USER]);
-  expect(await migrate(db)).toEqual({ applied: [13, 14], current: SCHEMA_VERSION });
+  expect(await migrate(db)).toEqual({ applied: [13, 14, 15], current: SCHEMA_VERSION });
 });
 
 afterAll(async () => {

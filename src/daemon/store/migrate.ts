@@ -21,6 +21,7 @@ import { SCHEMA_PG_V11_BOOK } from './schema-pg-v11-book.js';
 import { SCHEMA_PG_V12_BOOK } from './schema-pg-v12-book.js';
 import { SCHEMA_PG_V13_USAGE_DEBIT } from './schema-pg-v13-usage-debit.js';
 import { SCHEMA_PG_V14_USAGE_DEBIT_INDEX } from './schema-pg-v14-usage-debit-index.js';
+import { SCHEMA_PG_V15_BOOK } from './schema-pg-v15-book.js';
 
 export interface Migration {
   version: number;
@@ -45,6 +46,7 @@ export const MIGRATIONS: Migration[] = [
   { version: 12, name: 'bookings with less work per batch (PostgreSQL)', sqlite: '', postgres: SCHEMA_PG_V12_BOOK },
   { version: 13, name: 'a call\'s wallet debit in its usage record (PostgreSQL)', sqlite: '', postgres: SCHEMA_PG_V13_USAGE_DEBIT },
   { version: 14, name: 'the index of the debits in usage records (PostgreSQL)', sqlite: '', postgres: SCHEMA_PG_V14_USAGE_DEBIT_INDEX },
+  { version: 15, name: "bookings: a hot account's rollups without a join (PostgreSQL)", sqlite: '', postgres: SCHEMA_PG_V15_BOOK },
 ];
 
 export const SCHEMA_VERSION = Math.max(...MIGRATIONS.map((m) => m.version));
