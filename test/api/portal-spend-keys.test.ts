@@ -5,6 +5,7 @@ import { applyBookings, type Booking } from '../../src/daemon/money/bookings.js'
 import { quotaPeriod } from '../../src/daemon/money/quotas.js';
 import { createApiKey } from '../../src/daemon/store/keys.js';
 import { nanoToUsd } from '../../src/shared/money.js';
+import { settledCall } from '../helpers/bookings.js';
 
 /**
  * The spend summary's byKey: calls made with each agw_ key and the key's name, from the
@@ -19,39 +20,22 @@ let ci: string;
 let seq = 0;
 
 function booking(userId: string, keyId: string | null, createdAt: number, customerNano: number, status: Booking['status'] = 'finalized'): Booking {
-  return {
-    id: `use_keyspend_${seq++}`,
-    userId,
+  const ok = status === 'finalized';
+  return settledCall(`use_keyspend_${seq++}`, userId, createdAt + 100, ok ? customerNano : 0, {
     keyId,
-    usageType: 'ai_chat',
-    endpoint: 'chat',
-    providerId: 'openai',
-    model: 'gpt-4o-mini',
-    alias: null,
-    projectId: null,
     periodKey: quotaPeriod(createdAt).key,
-    budgets: [],
     createdAt,
     status,
-    httpStatus: status === 'finalized' ? 200 : 503,
+    httpStatus: ok ? 200 : 503,
+    answerStatus: ok ? 200 : 503,
     promptTokens: 10,
     completionTokens: 10,
-    cachedTokens: 0,
-    units: 0,
-    rawNano: status === 'finalized' ? customerNano / 2 : 0,
-    customerNano: status === 'finalized' ? customerNano : 0,
+    rawNano: ok ? customerNano / 2 : 0,
     holdNano: customerNano,
-    writtenOffNano: 0,
-    settledAt: createdAt + 100,
-    monthlyAllowance: 0,
     description: 'test',
-    stream: false,
-    answerStatus: status === 'finalized' ? 200 : 503,
-    errorCode: null,
     latencyMs: 5,
     ttfbMs: 5,
-    attempts: 1,
-  };
+  });
 }
 
 beforeAll(async () => {
