@@ -16,7 +16,7 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { runLoad } from './load.js';
 import { PG_SERVER, onDatabase, postgresCpuMs } from './pg.js';
-import { cpuMsOf, seedUser, seedUsers, startDaemonProcess, startMockProcess, writeAgwConfig } from './procs.js';
+import { cpuMsOf, machineTicks, seedUser, seedUsers, startDaemonProcess, startMockProcess, writeAgwConfig } from './procs.js';
 import { buildScenarios } from './scenarios.js';
 import { runSequential } from './sequential.js';
 import { median, round } from './stats.js';
@@ -86,13 +86,27 @@ async function loadOver(urls, mockUrl, keys, { connections, duration }) {
   };
 }
 
-/** CPU ms of the daemons and of PostgreSQL spent while `fn` runs. */
+/**
+ * CPU ms of the daemons and of PostgreSQL spent while `fn` runs; how busy the machine was (in
+ * cores: what is left idle a second daemon could use) and the busiest daemon (cores: near 1,
+ * its one JavaScript thread is what limits it).
+ */
 async function measured(pids, fn) {
-  const d0 = pids.reduce((n, p) => n + (cpuMsOf(p) ?? 0), 0);
+  const each0 = pids.map((p) => cpuMsOf(p) ?? 0);
   const p0 = postgresCpuMs();
+  const m0 = machineTicks();
+  const t0 = performance.now();
   const out = await fn();
-  const daemonMs = pids.reduce((n, p) => n + (cpuMsOf(p) ?? 0), 0) - d0;
-  return { ...out, daemonMs, postgresMs: postgresCpuMs() - p0 };
+  const wallMs = performance.now() - t0;
+  const m1 = machineTicks();
+  const each = pids.map((p, i) => (cpuMsOf(p) ?? 0) - each0[i]);
+  return {
+    ...out,
+    daemonMs: each.reduce((n, x) => n + x, 0),
+    postgresMs: postgresCpuMs() - p0,
+    machineCores: ((m1.busy - m0.busy) / (m1.total - m0.total)) * os.cpus().length,
+    daemonCores: Math.max(...each) / wallMs,
+  };
 }
 
 const perCall = (ms, calls) => (calls ? round((ms * 1000) / calls, 1) : null); // µs (a tenth: the ratios are read to 1%)
@@ -128,6 +142,8 @@ async function leg(name, mockUrl, tmp, { store, daemons, kill = false, round: r 
         manyRps: round(m.rps, 1),
         manyP99: m.p99,
         daemonCpuUs: perCall(h.daemonMs + m.daemonMs, h.ok + m.ok),
+        machineCores: round((h.machineCores + m.machineCores) / 2, 2),
+        daemonCores: round(Math.max(h.daemonCores, m.daemonCores), 2),
         postgresCpuUs: store ? perCall(h.postgresMs + m.postgresMs, h.ok + m.ok) : 0,
         errors: seq.failed + h.errors + m.errors,
         ok: seq.ok + h.ok + m.ok,
@@ -211,8 +227,8 @@ results.ok = results.problems.length === 0;
 
 if (a.json) process.stdout.write(JSON.stringify(results, null, 2) + '\n');
 else {
-  const cols = ['name', 'round', 'daemons', 'seqP50', 'seqP99', 'hotRps', 'hotP99', 'manyRps', 'manyP99', 'daemonCpuUs', 'postgresCpuUs', 'errors'];
-  const rows = [['leg', 'round', 'daemons', 'seq p50 ms', 'seq p99 ms', 'hot rps', 'hot p99', '20u rps', '20u p99', 'daemon µs/call', 'pg µs/call', 'errors', 'books']];
+  const cols = ['name', 'round', 'daemons', 'seqP50', 'seqP99', 'hotRps', 'hotP99', 'manyRps', 'manyP99', 'daemonCpuUs', 'postgresCpuUs', 'machineCores', 'daemonCores', 'errors'];
+  const rows = [['leg', 'round', 'daemons', 'seq p50 ms', 'seq p99 ms', 'hot rps', 'hot p99', '20u rps', '20u p99', 'daemon µs/call', 'pg µs/call', 'cores busy', 'daemon cores', 'errors', 'books']];
   for (const l of results.legs) rows.push([...cols.map((c) => String(l[c] ?? '-')), l.bookkeeping ? (l.bookkeeping.pass ? 'ok' : 'MISMATCH') : '-']);
   const w = rows[0].map((_, i) => Math.max(...rows.map((r) => String(r[i]).length)));
   process.stdout.write(rows.map((r) => r.map((c, i) => String(c).padEnd(w[i])).join('  ')).join('\n') + '\n\n');

@@ -158,6 +158,13 @@ export function memoryOf(pid) {
 }
 
 /** CPU time (user + system) a process has used so far, in ms (Linux /proc, 10 ms ticks). */
+/** The machine's CPU time so far, in clock ticks: busy (all but idle and iowait) and total, over all cores. */
+export function machineTicks() {
+  const f = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+  const total = f.reduce((n, x) => n + x, 0);
+  return { busy: total - f[3] - f[4], total };
+}
+
 export function cpuMsOf(pid) {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
