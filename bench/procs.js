@@ -157,7 +157,6 @@ export function memoryOf(pid) {
   }
 }
 
-/** CPU time (user + system) a process has used so far, in ms (Linux /proc, 10 ms ticks). */
 /** The machine's CPU time so far, in clock ticks: busy (all but idle and iowait) and total, over all cores. */
 export function machineTicks() {
   const f = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
@@ -165,6 +164,7 @@ export function machineTicks() {
   return { busy: total - f[3] - f[4], total };
 }
 
+/** CPU time (user + system) a process has used so far, in ms (Linux /proc, 10 ms ticks). */
 export function cpuMsOf(pid) {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
