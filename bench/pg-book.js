@@ -11,7 +11,7 @@ import { parseArgs } from 'node:util';
 import { PG_SERVER, benchBooking, onDatabase as on, postgresCpuMs, seedBooking } from './pg.js';
 import { round } from './stats.js';
 import { openAndMigrate } from '../dist/daemon/store/open.js';
-import { PgBatcher } from '../dist/daemon/money/pg-batch.js';
+import { PgBatcher } from '../dist/daemon/money/postgres/batches.js';
 import { quotaPeriod } from '../dist/daemon/money/quotas.js';
 
 const { values: a } = parseArgs({

@@ -17,7 +17,7 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { benchBooking, seedBackground, seedBooking } from './pg.js';
 import { openAndMigrate } from '../dist/daemon/store/open.js';
-import { bookingRecords, bookingTypeOid } from '../dist/daemon/money/pg-booking-row.js';
+import { bookingRecords, bookingTypeOid } from '../dist/daemon/money/postgres/booking-row.js';
 import { quotaPeriod } from '../dist/daemon/money/quotas.js';
 import { monthKey, monthStart } from '../dist/daemon/money/wallets.js';
 

@@ -1,7 +1,7 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import swagger from '@fastify/swagger';
-import type { AppContext } from './context.js';
+import type { AppContext } from './context/index.js';
 import { lazyChildLogger } from './logger.js';
 import { clientErrorHandler, installErrorHandling, sendFrameworkError } from './errors.js';
 import { finiteKeyword, finiteValidatorFactory } from './finite-numbers.js';

@@ -3,9 +3,9 @@ import { resolve } from 'node:path';
 import { loadConfig } from '../shared/config/load.js';
 import type { ResolvedConfig } from '../shared/config/resolve.js';
 import { buildApp, type App } from './app.js';
-import type { AppContext } from './context.js';
+import type { AppContext } from './context/index.js';
 import { createLogger } from './logger.js';
-import { Metrics } from './metrics.js';
+import { Metrics } from './context/metrics.js';
 import { openStore } from './store/open.js';
 import { SqliteDb } from './store/sqlite.js';
 import { syncTiers } from './store/tiers.js';
@@ -14,7 +14,7 @@ import { moneyOf } from './money/index.js';
 import { startKeyUsageFlush } from './auth/key-usage.js';
 import { configFileFor, defaultDataDir } from './paths.js';
 import { startPruner } from './requests/retention.js';
-import { startTelemetry } from './telemetry/index.js';
+import { startTelemetry, telemetryOf } from './telemetry/index.js';
 
 export { configFileFor, defaultDataDir };
 
@@ -67,15 +67,14 @@ export async function startDaemon(opts: ServeOptions = {}): Promise<Daemon> {
   let app: App;
   try {
     await db.tx((q) => syncTiers(q, config));
-    if (config.telemetry) ctx.telemetry = await startTelemetry(config.telemetry, agwVersion());
+    const telemetry = config.telemetry ? await startTelemetry(ctx, config.telemetry, agwVersion()) : undefined;
     app = await buildApp(ctx);
     await moneyOf(ctx); // PostgreSQL: this daemon registers for budget leases before it serves
     // after the gateway's own close step (which lets calls in flight settle): their spans are exported too
-    const telemetry = ctx.telemetry;
     if (telemetry) ctx.onClose.push(() => telemetry.shutdown());
     await app.listen({ port: opts.port ?? 8787, host: opts.host ?? '127.0.0.1' });
   } catch (e) {
-    await ctx.telemetry?.shutdown().catch(() => undefined);
+    await telemetryOf(ctx)?.shutdown().catch(() => undefined);
     await db.close();
     await demo?.close();
     throw e;

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startGatewayFixture, type GatewayFixture } from '../helpers/gateway-fixture.js';
 import { startOtlpReceiver, type OtlpReceiver } from '../helpers/otlp-receiver.js';
+import { telemetryOf } from '../../src/daemon/telemetry/index.js';
 
 /**
  * OpenTelemetry (telemetry.otlpEndpoint): one span per gateway call exported over
@@ -97,7 +98,7 @@ describe('telemetry off (the default)', () => {
   afterAll(() => f?.close());
 
   test('no span hook; the caller’s traceparent reaches the upstream as it came, and none is made up', async () => {
-    expect(f.d.daemon.ctx.telemetry).toBeUndefined();
+    expect(telemetryOf(f.d.daemon.ctx)).toBeUndefined();
     const u = await f.d.user({ tier: 'pro', balance: 5 });
     const tp = `00-${TRACE}-${PARENT}-01`;
     await (await f.d.fetch('/gateway/chat', { method: 'POST', key: u.key, headers: { traceparent: tp }, json: { model: 'gpt-4o-mini', messages } })).text();

@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/daemon/app.js';
-import type { AppContext } from '../../src/daemon/context.js';
+import type { AppContext } from '../../src/daemon/context/index.js';
 import { createLogger } from '../../src/daemon/logger.js';
-import { Metrics } from '../../src/daemon/metrics.js';
+import { Metrics } from '../../src/daemon/context/metrics.js';
 import { openStore } from '../../src/daemon/store/open.js';
 import { loadConfig } from '../../src/shared/config/load.js';
 

@@ -6,7 +6,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli, spawnServe } from '../helpers/cli.js';
-import { SCHEMA_VERSION } from '../../src/daemon/store/migrate.js';
+import { SCHEMA_VERSION } from '../../src/daemon/store/migrations/index.js';
 
 /**
  * Issue #2 point 10 with `agw serve` as a real subprocess: the listening line for --port 0

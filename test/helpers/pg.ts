@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { MIGRATIONS } from '../../src/daemon/store/migrate.js';
+import { MIGRATIONS } from '../../src/daemon/store/migrations/index.js';
 import { openAndMigrate } from '../../src/daemon/store/open.js';
 
 /**

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { applyBookings, type Booking } from '../../src/daemon/money/bookings.js';
-import { PgBatcher } from '../../src/daemon/money/pg-batch.js';
-import { BOOKING_FIELDS, bookingRecords, bookingTypeOid, checkBookingType } from '../../src/daemon/money/pg-booking-row.js';
+import { PgBatcher } from '../../src/daemon/money/postgres/batches.js';
+import { BOOKING_FIELDS, bookingRecords, bookingTypeOid, checkBookingType } from '../../src/daemon/money/postgres/booking-row.js';
 import { quotaPeriod } from '../../src/daemon/money/quotas.js';
 import { credit } from '../../src/daemon/money/wallets.js';
 import type { Db } from '../../src/daemon/store/db.js';
-import { migrate } from '../../src/daemon/store/migrate.js';
+import { migrate } from '../../src/daemon/store/migrations/index.js';
 import { openAndMigrate } from '../../src/daemon/store/open.js';
 import type { PgDb } from '../../src/daemon/store/postgres.js';
 import { SqliteDb } from '../../src/daemon/store/sqlite.js';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { PgBatcher } from '../../src/daemon/money/pg-batch.js';
-import { bookingRecords, bookingTypeOid } from '../../src/daemon/money/pg-booking-row.js';
-import { potNames } from '../../src/daemon/money/pg-pots.js';
+import { PgBatcher } from '../../src/daemon/money/postgres/batches.js';
+import { bookingRecords, bookingTypeOid } from '../../src/daemon/money/postgres/booking-row.js';
+import { potNames } from '../../src/daemon/money/postgres/pots.js';
 import { quotaPeriod } from '../../src/daemon/money/quotas.js';
 import { openAndMigrate } from '../../src/daemon/store/open.js';
 import type { PgDb } from '../../src/daemon/store/postgres.js';

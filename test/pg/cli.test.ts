@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import pg from 'pg';
-import { SCHEMA_VERSION, MIGRATIONS } from '../../src/daemon/store/migrate.js';
+import { SCHEMA_VERSION, MIGRATIONS } from '../../src/daemon/store/migrations/index.js';
 import { runCli, spawnServe } from '../helpers/cli.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/pg.js';
 

@@ -7,7 +7,7 @@ import { nanoToUsd } from '../../src/shared/money.js';
 import { spawnServe } from '../helpers/cli.js';
 import { OPENAI_KEY, quotaUsed, usageRecords, usageTransactions, walletRow } from '../helpers/gateway-fixture.js';
 import { moneyOf } from '../../src/daemon/money/index.js';
-import type { PgMoney } from '../../src/daemon/money/pg-engine.js';
+import type { PgMoney } from '../../src/daemon/money/postgres/engine.js';
 import { answer, startCluster, tally, type Cluster } from './cluster.js';
 
 /**

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, test } from 'vitest';
 import type { Db } from '../../src/daemon/store/db.js';
-import { MIGRATIONS, migrate } from '../../src/daemon/store/migrate.js';
+import { MIGRATIONS, migrate } from '../../src/daemon/store/migrations/index.js';
 import { PgDb } from '../../src/daemon/store/postgres.js';
 import { SqliteDb } from '../../src/daemon/store/sqlite.js';
 import { userSpendGroups } from '../../src/daemon/store/spend.js';

@@ -3,12 +3,12 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { SqliteDb } from '../../src/daemon/store/sqlite.js';
 import { PgDb } from '../../src/daemon/store/postgres.js';
 import { openAndMigrate } from '../../src/daemon/store/open.js';
-import { MIGRATIONS, SCHEMA_VERSION, migrate } from '../../src/daemon/store/migrate.js';
+import { MIGRATIONS, SCHEMA_VERSION, migrate } from '../../src/daemon/store/migrations/index.js';
 import type { Db } from '../../src/daemon/store/db.js';
 import { createUser, userByEmail } from '../../src/daemon/store/users.js';
 import { credit, debit, getWalletRow, listTransactions } from '../../src/daemon/money/wallets.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/pg.js';
-import { PG_BOOK_FUNCTION } from '../../src/daemon/money/pg-book.js';
+import { PG_BOOK_FUNCTION } from '../../src/daemon/money/postgres/book.js';
 
 /**
  * The PostgreSQL store on its own: migrations (once, in parallel, refused when too new),
@@ -121,7 +121,7 @@ describe('PostgreSQL store', () => {
     // a change to agw_book_v13's text ships as a migration of its own (CREATE OR REPLACE), or a
     // store migrated before keeps the old body: this hash names the text the newest migration
     // that installs it ships. Changed the function? Add a migration that installs it (see
-    // schema-pg-v15-book.ts) and put its hash here
+    // migrations/postgres/v15-book.ts) and put its hash here
     const shipping = MIGRATIONS.filter((m) => m.postgres.includes(PG_BOOK_FUNCTION)).map((m) => m.version);
     expect(Math.max(...shipping)).toBe(15);
     expect(createHash('sha256').update(PG_BOOK_FUNCTION).digest('hex').slice(0, 16)).toBe('e98668e27d4823b0');

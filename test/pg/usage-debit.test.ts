@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { PgBatcher } from '../../src/daemon/money/pg-batch.js';
-import { bookingRecords, bookingTypeOid } from '../../src/daemon/money/pg-booking-row.js';
+import { PgBatcher } from '../../src/daemon/money/postgres/batches.js';
+import { bookingRecords, bookingTypeOid } from '../../src/daemon/money/postgres/booking-row.js';
 import { credit, getWalletRow, listTransactions } from '../../src/daemon/money/wallets.js';
-import { MIGRATIONS, SCHEMA_VERSION, migrate } from '../../src/daemon/store/migrate.js';
+import { MIGRATIONS, SCHEMA_VERSION, migrate } from '../../src/daemon/store/migrations/index.js';
 import { PgDb } from '../../src/daemon/store/postgres.js';
-import type { AppContext } from '../../src/daemon/context.js';
+import type { AppContext } from '../../src/daemon/context/index.js';
 import { pruneOnce } from '../../src/daemon/requests/retention.js';
 import { batchRow, settledCall, withSessions } from '../helpers/bookings.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/pg.js';

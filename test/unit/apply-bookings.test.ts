@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { applyBooking, applyBookings, type Booking } from '../../src/daemon/money/bookings.js';
-import { migrate } from '../../src/daemon/store/migrate.js';
+import { migrate } from '../../src/daemon/store/migrations/index.js';
 import { SqliteDb } from '../../src/daemon/store/sqlite.js';
 import { quotaPeriod } from '../../src/daemon/money/quotas.js';
 import { createUser } from '../../src/daemon/store/users.js';

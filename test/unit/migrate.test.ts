@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { SqliteDb } from '../../src/daemon/store/sqlite.js';
-import { MIGRATIONS, SCHEMA_VERSION, SchemaTooNewError, migrate } from '../../src/daemon/store/migrate.js';
+import { MIGRATIONS, SCHEMA_VERSION, SchemaTooNewError, migrate } from '../../src/daemon/store/migrations/index.js';
 
 /** Versioned migrations run on start, are safe to run twice and refuse a newer store. */
 let db: SqliteDb;

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SqliteDb } from '../../src/daemon/store/sqlite.js';
-import { migrate } from '../../src/daemon/store/migrate.js';
+import { migrate } from '../../src/daemon/store/migrations/index.js';
 import { createUser, effectiveTier } from '../../src/daemon/store/users.js';
 import { addOrgMember, createOrg, setOrgActive } from '../../src/daemon/store/orgs.js';
 import { createApiKey, revokeApiKey, verifyApiKey } from '../../src/daemon/store/keys.js';

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { AgwError } from '../../shared/errors.js';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../context/index.js';
 
 /**
  * The contract's rule "Cross-site requests" (the approach of Go 1.25's

@@ -1,28 +1,11 @@
 import { AgwError } from '../../shared/errors.js';
-import type { KeyLimits } from '../money/key-limits.js';
 import type { Db } from '../store/db.js';
 import { verifyApiKeyWithTier } from '../store/keys.js';
 import { noteKeyUse } from './key-usage.js';
+import type { KeyPrincipal } from '../context/principal.js';
 
-/** A valid agw_ key's principal (the `key` kind of auth/principal.ts's Principal). */
-export interface KeyPrincipal {
-  readonly kind: 'key';
-  readonly keyId: string;
-  readonly userId: string;
-  readonly tier: string;
-  /** the store version the key was checked at (see `verifyKeyCached`) */
-  readonly storeVersion?: number;
-  /** the key's limits (money/key-limits.ts); null when it has none, so an unlimited key costs nothing extra */
-  readonly limits: KeyLimits | null;
-  /** epoch ms; null = never. An expired key is answered 401 KEY_EXPIRED (`expiredKeyError`). */
-  readonly expiresAt: number | null;
-  /**
-   * The limits of the keys this one was made with (POST /api/keys with a limited key),
-   * nearest first; absent for other keys. Its own limits always fit inside each of them;
-   * a call of it also spends from theirs.
-   */
-  readonly ancestors?: readonly { readonly keyId: string; readonly limits: KeyLimits }[];
-}
+export type { KeyPrincipal } from '../context/principal.js';
+
 
 /** 401 KEY_EXPIRED when the key has expired (at `now`), else null. */
 function expiredKeyError(p: Pick<KeyPrincipal, 'expiresAt'>, now = Date.now()): AgwError | null {

@@ -1,21 +1,13 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AgwError } from '../../shared/errors.js';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../context/index.js';
 import { isStateChanging, refuseCrossSite } from './cross-site.js';
-import { usableKey, type KeyPrincipal } from './key-cache.js';
+import { usableKey } from './key-cache.js';
+import type { CredentialKind, Principal, UserPrincipal } from '../context/principal.js';
 import { lookupSession, SESSION_COOKIE } from './sessions.js';
 
-/** Who is calling. */
-export type Principal =
-  /** storeVersion: the SQLite store's version the key was checked at (a call's admission is linearized there); limits, expiry */
-  | KeyPrincipal
-  | { kind: 'oauth'; userId: string; tier: string; scopes: string[]; clientId: string }
-  | { kind: 'session'; userId: string; tier: string; sessionId: string; csrfToken: string }
-  | { kind: 'master' };
-
-export type UserPrincipal = Exclude<Principal, { kind: 'master' }>;
-export type CredentialKind = Principal['kind'];
+export type { CredentialKind, KeyPrincipal, Principal, UserPrincipal } from '../context/principal.js';
 
 declare module 'fastify' {
   interface FastifyRequest {

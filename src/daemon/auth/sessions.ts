@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../context/index.js';
 import type { Principal } from './principal.js';
 import { effectiveTier } from '../store/users.js';
 import { newSecret } from '../../shared/ids.js';

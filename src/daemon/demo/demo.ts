@@ -1,5 +1,5 @@
 import type { ResolvedConfig } from '../../shared/config/resolve.js';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../context/index.js';
 import { startDemoUpstreams, type DemoUpstreams } from './upstreams.js';
 import { createUser, userByEmail } from '../store/users.js';
 import { createApiKey } from '../store/keys.js';

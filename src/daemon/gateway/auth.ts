@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AgwError } from '../../shared/errors.js';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../context/index.js';
 import { bearerToken, GATEWAY_CREDENTIALS, markAuthHook, type UserPrincipal } from '../auth/principal.js';
 import { usableCachedKey, usableKey } from '../auth/key-cache.js';
 

@@ -1,4 +1,4 @@
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../context/index.js';
 
 /**
  * Gateway calls between reserve and settle. On shutdown the daemon waits (bounded) for

@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import type { AgwError } from '../../shared/errors.js';
 import type { UsageType } from '../../shared/providers/index.js';
 import type { UserPrincipal } from '../auth/principal.js';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../context/index.js';
 import { refuse } from '../money/calls.js';
 import { allowlist, type Allowlist } from './model-allowlist.js';
 import { projectFor } from './relay.js';

@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Dispatcher } from 'undici';
 import type { ResolvedProvider } from '../../shared/config/resolve.js';
 import { AgwError } from '../../shared/errors.js';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../context/index.js';
 import { projectForMember } from '../store/projects.js';
 import { finalize, rateHeaders, release, type Reservation } from '../money/calls.js';
 import { tokenCost, unitCost, type Cost, type UnitCharge } from '../money/pricing.js';

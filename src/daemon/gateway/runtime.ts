@@ -1,4 +1,4 @@
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../context/index.js';
 import { Breaker, LatencyTracker } from './breaker.js';
 import { Upstreams } from './upstream.js';
 import { SecretRedactor } from '../../shared/secret-redactor.js';

@@ -1,17 +1,8 @@
 import type { ResolvedConfig } from '../../shared/config/resolve.js';
 import { allowlist, entryWithin, targetsOf, allowsTarget, type Allowlist } from '../gateway/model-allowlist.js';
-import type { BudgetPeriod, KeyLimits } from '../money/key-limits.js';
+import type { BudgetPeriod, KeyBounds, KeyLimits } from '../store/keys.js';
 
-/**
- * What a key may do: its limits (null = none) and its expiry (null = never). "A key made
- * with a key never gets more than that key has": `tooWide` says which limit of a key
- * would exceed another's, `clampTo` narrows a key to fit inside another (what happens
- * to the keys made with a key whose limits are narrowed).
- */
-export interface KeyBounds {
-  limits: KeyLimits | null;
-  expiresAt: number | null;
-}
+export type { KeyBounds } from '../store/keys.js';
 
 export const UNBOUNDED: KeyBounds = { limits: null, expiresAt: null };
 

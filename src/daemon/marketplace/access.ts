@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { AgwError } from '../../shared/errors.js';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../context/index.js';
 import { ACCOUNT_CREDENTIALS, authenticate } from '../auth/principal.js';
 import type { Queryable } from '../store/db.js';
 import { isInstaller } from '../store/skill-installs.js';

@@ -1,7 +1,7 @@
 import { AgwError } from '../../shared/errors.js';
 import { nanoToUsd } from '../../shared/money.js';
 import type { InstallResultT } from '../../shared/schemas/skills.js';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../context/index.js';
 import type { Queryable } from '../store/db.js';
 import { bumpInstallCount, insertInstall, installOf, setInstalledVersion } from '../store/skill-installs.js';
 import { skillById, type SkillRow } from '../store/skills.js';

@@ -1,7 +1,7 @@
 import { AgwError } from '../../shared/errors.js';
 import { nanoToUsd, usdToNano } from '../../shared/money.js';
 import type { MySkillsT, OwnerVersionsT, PatchSkillBodyT, TimeseriesT } from '../../shared/schemas/skills.js';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../context/index.js';
 import type { Queryable } from '../store/db.js';
 import { DAY_MS, installersByVersion, ownerDaily, ownerTotals } from '../store/skill-installs.js';
 import {

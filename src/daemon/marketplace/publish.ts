@@ -2,7 +2,7 @@ import { AgwError } from '../../shared/errors.js';
 import { bundleErrorCode, checkSkillName, validateBundle, type Problem, type SkillMeta } from '../../shared/bundle/index.js';
 import { usdToNano } from '../../shared/money.js';
 import type { PublishFieldsT } from '../../shared/schemas/skills.js';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../context/index.js';
 import type { Queryable } from '../store/db.js';
 import { hasBlob, putBlob } from '../store/blobs.js';
 import { claimSlug, getVersion, listVersions, lockSkill, skillBySlug, updateSkill, upsertVersion, type ManifestEntry, type SkillStatus } from '../store/skills.js';

@@ -15,8 +15,8 @@ export interface KeyBudgetRef {
  * A settled gateway call, whole: its request-log record (usage_records) and what the
  * quota counter, the spend rollups, the key's budget and the wallet get from it. The
  * SQLite daemon writes it to the booking journal before the client sees the answer and
- * applies it to the store shortly after (sqlite-ledger.ts); several daemons on
- * PostgreSQL apply it in a batch that commits before the answer (pg-batch.ts).
+ * applies it to the store shortly after (sqlite/ledger.ts); several daemons on
+ * PostgreSQL apply it in a batch that commits before the answer (postgres/batches.ts).
  * `applyBookings` is that application, idempotent by usage id.
  *
  * - finalized: served, with what it used and cost (the Cost fields); `customerNano` is

@@ -1,6 +1,6 @@
 import type { TierDef } from '../../shared/config/defaults.js';
 import type { Booking } from './bookings.js';
-import type { RateState } from './buckets.js';
+import type { RateState } from './rates.js';
 import type { KeyLimits } from './key-limits.js';
 import type { WalletState } from './wallets.js';
 
@@ -9,11 +9,11 @@ import type { WalletState } from './wallets.js';
  * its worst case while it runs, and books it once when it settles. One interface, two
  * implementations chosen by the store:
  *
- * - sqlite-engine.ts: the one daemon of a SQLite store owns it whole (a lease of
+ * - sqlite/engine.ts: the one daemon of a SQLite store owns it whole (a lease of
  *   everything): admission reads the store once (cached until it changes) and counts
  *   what it holds in memory; bookings go to a journal before the answer and reach the
- *   store in batches (sqlite-ledger.ts).
- * - pg-engine.ts: several daemons on one PostgreSQL each admit against slices they
+ *   store in batches (sqlite/ledger.ts).
+ * - postgres/engine.ts: several daemons on one PostgreSQL each admit against slices they
  *   lease from the shared rows (escrow), and book in batches that commit before the
  *   answers go out.
  *

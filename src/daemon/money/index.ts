@@ -1,7 +1,7 @@
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../context/index.js';
 import { SqliteDb } from '../store/sqlite.js';
 import type { MoneyEngine } from './engine.js';
-import { SqliteMoney } from './sqlite-engine.js';
+import { SqliteMoney } from './sqlite/engine.js';
 
 const engines = new WeakMap<AppContext, Promise<MoneyEngine>>();
 
@@ -24,7 +24,7 @@ async function open(ctx: AppContext): Promise<MoneyEngine> {
     if (!db.ledger) await db.openLedger(ctx.log);
     return new SqliteMoney(db.ledger!);
   }
-  const { PgMoney } = await import('./pg-engine.js');
+  const { PgMoney } = await import('./postgres/engine.js');
   const engine = await PgMoney.start(ctx);
   ctx.onClose.push(() => engine.close());
   return engine;

@@ -4,17 +4,8 @@
  * null = no such limit. Budgets and rates are enforced by the money engine's admission
  * (holds count against the budget; rates are token buckets), exactly across daemons.
  */
-export type BudgetPeriod = 'day' | 'week' | 'month' | 'total';
-
-export interface KeyLimits {
-  /** nano-USD per budgetPeriod */
-  budgetNano: number | null;
-  budgetPeriod: BudgetPeriod;
-  rpm: number | null;
-  tpm: number | null;
-  /** allowed model ids or aliases */
-  models: readonly string[] | null;
-}
+export type { BudgetPeriod, KeyLimits } from '../store/keys.js';
+import type { BudgetPeriod } from '../store/keys.js';
 
 /**
  * The key of the budget period `now` falls in (UTC), as stored in key_spend.period:

@@ -1,4 +1,4 @@
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../context/index.js';
 import type { Queryable } from '../store/db.js';
 import { getWalletRow, walletState, type WalletState, type WalletTxRow } from './wallets.js';
 import { nanoToUsd, usdToNano } from '../../shared/money.js';

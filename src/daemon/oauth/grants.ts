@@ -1,4 +1,4 @@
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../context/index.js';
 import { effectiveTier, userById } from '../store/users.js';
 import { getClient } from './clients.js';
 import { familyOfCode, redeemCode, sha256Hex, type Redeemed } from './codes.js';

@@ -1,4 +1,4 @@
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../context/index.js';
 import type { Principal } from '../auth/principal.js';
 import { effectiveTier, type UserRow } from '../store/users.js';
 import { CLI_CLIENT, upsertClient } from './clients.js';

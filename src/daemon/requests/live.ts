@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../context/index.js';
 import { requestsByIds, settledKeys, type RequestFilter, type RequestRow } from '../store/requests.js';
 import { matches, requestView } from './view.js';
 

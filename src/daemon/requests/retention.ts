@@ -1,4 +1,4 @@
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../context/index.js';
 import { DAY_MS } from '../store/spend-rollup.js';
 
 /**

@@ -1,7 +1,8 @@
 import type { AgwError } from '../../shared/errors.js';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../context/index.js';
 import type { Booking } from '../money/bookings.js';
 import type { Reservation } from '../money/calls.js';
+import { telemetryOf } from '../telemetry/index.js';
 import { CallBodies, redactorOf, type KeptBodies } from './bodies.js';
 
 /**
@@ -17,8 +18,9 @@ import { CallBodies, redactorOf, type KeptBodies } from './bodies.js';
 export function observe(ctx: AppContext, r: Reservation, input: { body?: Buffer | string | object; traceparent?: string | string[] }): void {
   if (ctx.config.logs.bodies) r.bodies = new CallBodies(input.body);
   const tp = typeof input.traceparent === 'string' ? input.traceparent : undefined;
-  if (ctx.telemetry) {
-    r.span = ctx.telemetry.startCall(r, tp);
+  const telemetry = telemetryOf(ctx);
+  if (telemetry) {
+    r.span = telemetry.startCall(r, tp);
     r.traceparent = r.span.traceparent;
   } else r.traceparent = tp;
 }

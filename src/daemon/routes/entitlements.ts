@@ -5,7 +5,7 @@ import { usdToNano } from '../../shared/money.js';
 import { USAGE_TYPES } from '../../shared/providers/index.js';
 import { errorResponses } from '../../shared/schemas/common.js';
 import { Entitlements, type EntitlementsT } from '../../shared/schemas/gateway.js';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../context/index.js';
 import type { KeyLimits } from '../money/key-limits.js';
 import { moneyOf } from '../money/index.js';
 import { tierOf } from '../money/calls.js';

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../context/index.js';
 import health from './health.js';
 import openapi from './openapi.js';
 import catalog from './catalog.js';

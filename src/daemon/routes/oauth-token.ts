@@ -5,7 +5,7 @@ import { AgwError } from '../../shared/errors.js';
 import { errorResponses } from '../../shared/schemas/common.js';
 import { Jwks, OAuthErrorBody, TokenBody, TokenResponse, UserInfo } from '../../shared/schemas/oauth.js';
 import { authenticate } from '../auth/principal.js';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../context/index.js';
 import { userById } from '../store/users.js';
 import { publicJwks } from '../oauth/keys.js';
 import { OAuthError, tokenGrant } from '../oauth/grants.js';

@@ -7,7 +7,7 @@ import { errorResponses } from '../../shared/schemas/common.js';
 import { AuthorizeQuery, ConsentBody } from '../../shared/schemas/oauth.js';
 import { readCookie, requireAuth, type Principal } from '../auth/principal.js';
 import { lookupSession, SESSION_COOKIE } from '../auth/sessions.js';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../context/index.js';
 import { userById } from '../store/users.js';
 import { loginPath } from '../web/next.js';
 import { checkClient, checkRequest, pickParams, redirectTo, type AuthorizeParams, type RedirectError, type ValidRequest } from '../oauth/authorize.js';

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { stringify } from 'yaml';
 import type { RouteOptions } from './index.js';
-import { openApiMarkdown, type OpenApiDoc } from '../openapi-md.js';
+import { openApiMarkdown, type OpenApiDoc } from './openapi-md.js';
 
 /** The OpenAPI 3.1 document, generated from the same schemas that validate requests. */
 const openapi: FastifyPluginAsyncTypebox<RouteOptions> = async (app) => {

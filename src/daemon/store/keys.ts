@@ -2,8 +2,33 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { forUpdate, type Queryable } from './db.js';
 import { newId, newSecret } from '../../shared/ids.js';
 import { BUDGET_PERIODS } from '../../shared/schemas/keys.js';
-import type { BudgetPeriod, KeyLimits } from '../money/key-limits.js';
-import type { KeyBounds } from '../keys/bounds.js';
+
+/**
+ * Limits a key may carry (CONTRACT "Keys with limits"), as stored: null = no such limit.
+ * The rules that use them are money/key-limits.ts (periods) and keys/bounds.ts (nesting).
+ */
+export type BudgetPeriod = 'day' | 'week' | 'month' | 'total';
+
+export interface KeyLimits {
+  /** nano-USD per budgetPeriod */
+  budgetNano: number | null;
+  budgetPeriod: BudgetPeriod;
+  rpm: number | null;
+  tpm: number | null;
+  /** allowed model ids or aliases */
+  models: readonly string[] | null;
+}
+
+/**
+ * What a key may do: its limits (null = none) and its expiry (null = never). "A key made
+ * with a key never gets more than that key has": `tooWide` says which limit of a key
+ * would exceed another's, `clampTo` narrows a key to fit inside another (what happens
+ * to the keys made with a key whose limits are narrowed).
+ */
+export interface KeyBounds {
+  limits: KeyLimits | null;
+  expiresAt: number | null;
+}
 
 /**
  * API keys look like `agw_<lookup:12 hex>_<secret>`. Only the lookup part and the

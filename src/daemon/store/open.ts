@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import type { Db } from './db.js';
 import { SqliteDb } from './sqlite.js';
 import type { PgDb } from './postgres.js';
-import { migrate, type MigrationReport } from './migrate.js';
+import { migrate, type MigrationReport } from './migrations/index.js';
 import { StoreOpenError } from './errors.js';
 
 export function isPostgresUrl(store: string): boolean {

@@ -1,5 +1,5 @@
 import type { FastifyReply } from 'fastify';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../context/index.js';
 import { SESSION_COOKIE, SESSION_TTL_MS } from '../auth/sessions.js';
 
 /**

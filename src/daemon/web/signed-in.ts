@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../context/index.js';
 import { authenticate, readCookie } from '../auth/principal.js';
 import { SESSION_COOKIE } from '../auth/sessions.js';
 import { userById } from '../store/users.js';

@@ -4,7 +4,7 @@ import { loadConfig, ConfigError } from '../../../shared/config/load.js';
 import type { ResolvedConfig } from '../../../shared/config/resolve.js';
 import type { Db } from '../../../daemon/store/db.js';
 import { isPostgresUrl, openAndMigrate } from '../../../daemon/store/open.js';
-import type { MigrationReport } from '../../../daemon/store/migrate.js';
+import type { MigrationReport } from '../../../daemon/store/migrations/index.js';
 import { configFileFor, defaultDataDir } from '../../../daemon/paths.js';
 import { CliError, UsageError, storeError } from '../../errors.js';
 import { printJson, printKv, printTable } from '../../output.js';

@@ -1,8 +1,8 @@
 import type { Logger } from 'pino';
 import type { BookingJournal } from './journal.js';
-import { applyBooking, applyBookings, type Booking } from './bookings.js';
-import type { Param, Queryable } from '../store/db.js';
-import type { WalletRow } from './wallets.js';
+import { applyBooking, applyBookings, type Booking } from '../bookings.js';
+import type { Param, Queryable } from '../../store/db.js';
+import type { WalletRow } from '../wallets.js';
 import { bookedOf, Spoken, type PotAmount } from './spoken.js';
 
 /** What the ledger needs from the SQLite Db that owns it. */

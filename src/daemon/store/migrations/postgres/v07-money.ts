@@ -1,8 +1,8 @@
-import { PG_BOOK_TYPE } from '../money/pg-booking-row.js';
-import { PG_MONEY_FUNCTIONS } from '../money/pg-functions.js';
+import { PG_BOOK_TYPE } from '../../../money/postgres/booking-row.js';
+import { PG_MONEY_FUNCTIONS } from '../../../money/postgres/functions.js';
 
 /**
- * Version 7 for PostgreSQL: the twin of schema-v7-money.ts, plus the lease engine's
+ * Version 7 for PostgreSQL: the twin of migrations/sqlite/v07-money.ts, plus the lease engine's
  * functions (money/pg-functions.ts) and the triggers that tell daemons when a key, a
  * tier, an organization, a quota override or a wallet's unlimited flag changed, so the
  * copies they keep in memory follow at once (channel agw_changed, payload a user id or '*').

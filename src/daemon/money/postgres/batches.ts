@@ -1,10 +1,10 @@
 import type { Logger } from 'pino';
-import type { PgDb } from '../store/postgres.js';
-import { isStoreUnavailable } from '../store/errors.js';
-import type { Booking } from './bookings.js';
-import { bookingRecords, bookingTypeOid, storableJson } from './pg-booking-row.js';
-import { potNames } from './pg-pots.js';
-import { monthKey, monthStart } from './wallets.js';
+import type { PgDb } from '../../store/postgres.js';
+import { isStoreUnavailable } from '../../store/errors.js';
+import type { Booking } from '../bookings.js';
+import { bookingRecords, bookingTypeOid, storableJson } from './booking-row.js';
+import { potNames } from './pots.js';
+import { monthKey, monthStart } from '../wallets.js';
 
 /** Which of a call's pots it admitted against a slice (the booking consumes those slices). */
 export interface Consumed {
@@ -27,7 +27,7 @@ const MAX_BATCH = 500;
 /**
  * Transient failures (deadlock, serialization, a dropped connection) are retried this
  * long. Then a JSON call is answered 503 and costs nothing, and a streamed call, served
- * before its booking, is spooled to disk and booked later (pg-spool.ts).
+ * before its booking, is spooled to disk and booked later (postgres/spool.ts).
  */
 const RETRY_FOR_MS = 2000;
 
@@ -45,7 +45,7 @@ const BOOKED_BEFORE = 'AGW02';
 /**
  * Group commit of settled calls on PostgreSQL: every booking of an event-loop turn, and
  * every booking that arrives while a batch commits, goes into the next agw_book_v13 call
- * (one round trip, one transaction: pg-book.ts). A call's promise settles once its
+ * (one round trip, one transaction: postgres/book.ts). A call's promise settles once its
  * batch committed, so an answer goes out only when its booking is in the store. Under
  * load a batch holds many calls: far less than one round trip per call.
  */

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { PgDb } from '../store/postgres.js';
-import { LEASE_LOST } from './pg-batch.js';
-import { Pot, userOfPot, type Need, type PotInfo, type PotKind, type PotParams } from './pg-pots.js';
+import type { PgDb } from '../../store/postgres.js';
+import { LEASE_LOST } from './batches.js';
+import { Pot, userOfPot, type Need, type PotInfo, type PotKind, type PotParams } from './pots.js';
 
 /** What agw_lease_v7 answers for one pot: its figures (PotInfo, `level` for a bucket) and the grant. */
 type LeaseAnswer = Partial<Omit<PotInfo, 'leasedByOthers'>> & {
@@ -38,7 +38,7 @@ export function leaseTiming(ttlMs: number): LeaseTiming {
  * leasing (agw_lease_v7, one round trip for what a pot's queue lacks), returning what is
  * idle or asked for by a peer (NOTIFY agw_recall), the heartbeat that extends them
  * (agw_alive_v7) and returns expired peers' (agw_reclaim_v7), and starting over under a
- * new epoch when the store took this daemon for dead. The engine (pg-engine.ts) admits
+ * new epoch when the store took this daemon for dead. The engine (postgres/engine.ts) admits
  * and settles against `pots`.
  */
 export class Slices {
@@ -291,7 +291,7 @@ export class Slices {
   /**
    * The store reclaimed the slices of `epoch` (this daemon was taken for dead): nothing
    * leased is ours any more. Calls in flight keep their holds; their bookings are booked
-   * again under the new epoch, consuming no slice (pg-engine.ts settle). New calls lease
+   * again under the new epoch, consuming no slice (postgres/engine.ts settle). New calls lease
    * again once the new epoch is registered (the next heartbeat, or an admission's).
    * A refusal naming an epoch already left behind changes nothing.
    */

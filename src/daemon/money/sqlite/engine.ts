@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import type { TierDef } from '../../shared/config/defaults.js';
-import { usdToNano } from '../../shared/money.js';
-import type { Booking } from './bookings.js';
+import type { TierDef } from '../../../shared/config/defaults.js';
+import { usdToNano } from '../../../shared/money.js';
+import type { Booking } from '../bookings.js';
 import { Buckets } from './buckets.js';
-import type { AdmitKey, AdmitRequest, Held, MoneyEngine, RateHeaders, Refusal } from './engine.js';
-import type { AdmissionRow, Ledger } from './sqlite-ledger.js';
+import type { AdmitKey, AdmitRequest, Held, MoneyEngine, RateHeaders, Refusal } from '../engine.js';
+import type { AdmissionRow, Ledger } from './ledger.js';
 import { spokenPots, type PotAmount, type Spoken } from './spoken.js';
-import { walletState, type WalletState } from './wallets.js';
+import { walletState, type WalletState } from '../wallets.js';
 
 /** What an admitted call took from its key's token bucket (given back beyond its use at settlement). */
 interface TokenHold {

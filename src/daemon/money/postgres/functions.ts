@@ -7,7 +7,7 @@
  *   agw_return_v7(daemon, items)     give back what a daemon does not need
  *   agw_book_v13(daemon, rows, bodies, probe)  apply a batch of settled calls (what
  *                                    money/bookings.ts does for SQLite), consuming the daemon's
- *                                    slices (pg-book.ts; agw_book_v11 and agw_book_v7, the
+ *                                    slices (postgres/book.ts; agw_book_v11 and agw_book_v7, the
  *                                    latter with the batch as JSON, for older daemons)
  *   agw_alive_v7(daemon, ttl, held)  heartbeat: extend the daemon's leases, publish the
  *                                    holds of its calls in flight

@@ -1,5 +1,5 @@
 /**
- * Version 9 for PostgreSQL: the twin of schema-v9-request-log.ts (request log indexes,
+ * Version 9 for PostgreSQL: the twin of migrations/sqlite/v09-request-log.ts (request log indexes,
  * bodies, pruning mark), and agw_book_v9: agw_book_v7 (money/pg-book.ts) plus the
  * batch's kept bodies (logs.bodies) in the same call, so bodies add no round trip either.
  */

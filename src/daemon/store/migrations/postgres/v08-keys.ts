@@ -1,4 +1,4 @@
-/** Version 8 for PostgreSQL: the twin of schema-v8-keys.ts. */
+/** Version 8 for PostgreSQL: the twin of migrations/sqlite/v08-keys.ts. */
 export const SCHEMA_PG_V8_KEYS = `
 ALTER TABLE api_keys ADD COLUMN budget_nusd BIGINT;
 ALTER TABLE api_keys ADD COLUMN budget_period TEXT;

@@ -1,5 +1,5 @@
 /**
- * Statement templates of agw_book_v13 (pg-book.ts): the parts it writes more than once or in
+ * Statement templates of agw_book_v13 (postgres/book.ts): the parts it writes more than once or in
  * two variants. They name the function's variables (v_rows, v_short_ids, p_daemon, …).
  */
 

@@ -1,4 +1,4 @@
-/** Version 6 for PostgreSQL: the twin of schema-v6-spend-rollup.ts (daily spend rollup, backfill, v4 indexes dropped). */
+/** Version 6 for PostgreSQL: the twin of migrations/sqlite/v06-spend-rollup.ts (daily spend rollup, backfill, v4 indexes dropped). */
 export const SCHEMA_PG_V6_SPEND_ROLLUP = `
 CREATE TABLE spend_daily (
   user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,

@@ -1,4 +1,4 @@
-import { PG_BOOK_FUNCTION } from '../money/pg-book.js';
+import { PG_BOOK_FUNCTION } from '../../../money/postgres/book.js';
 
 /**
  * Version 15 for PostgreSQL (issue #16): agw_book_v13, same signature and same books, with

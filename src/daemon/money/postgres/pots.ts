@@ -2,9 +2,9 @@
  * What one daemon knows of a pot it admits against (PostgreSQL lease engine): the slice
  * it leased, what calls in flight hold of it, what settled calls have consumed but their
  * batch has not committed yet. Admission is a synchronous check of `available`; leasing
- * more, returning what is idle and booking are the engine's (pg-engine.ts).
+ * more, returning what is idle and booking are the engine's (postgres/engine.ts).
  *
- * Pot names, also the lease rows' (pg-functions.ts): '1w:<user>' wallet (nano-USD),
+ * Pot names, also the lease rows' (postgres/functions.ts): '1w:<user>' wallet (nano-USD),
  * '2q:<user>:<usage type>:<period>' quota units, '3b:<key>:<period>' key budget
  * (nano-USD), '4r:<key>' / '5t:<key>' request / token buckets.
  */
@@ -78,7 +78,7 @@ export class Pot {
   touched = 0;
   /** a lease of this pot in flight (resolves to its grant) */
   leasing: Promise<number> | null = null;
-  /** admissions waiting for this pot, served in order (pg-engine.ts drain) */
+  /** admissions waiting for this pot, served in order (postgres/engine.ts drain) */
   queue: Waiter[] = [];
   draining = false;
   /** holds changed since the last heartbeat (wallets publish theirs) */

@@ -1,16 +1,16 @@
 import type { Logger } from 'pino';
-import { usdToNano } from '../../shared/money.js';
-import type { AppContext } from '../context.js';
-import type { PgDb } from '../store/postgres.js';
-import type { Booking } from './bookings.js';
-import type { AdmitKey, AdmitRequest, Held, MoneyEngine, RateHeaders, Refusal } from './engine.js';
-import type { TierDef } from '../../shared/config/defaults.js';
-import { PgBatcher, LEASE_LOST, isTransient, type Consumed } from './pg-batch.js';
-import { checkBookingType } from './pg-booking-row.js';
-import { PgSpool, SPOOL_RETRY_MS } from './pg-spool.js';
-import { potNames, type Need, type Pot, type PotKind, type WaitResult } from './pg-pots.js';
-import { leaseTiming, Slices, type LeaseTiming } from './pg-slices.js';
-import { monthKey, monthStart, nextMonthStart, type WalletState } from './wallets.js';
+import { usdToNano } from '../../../shared/money.js';
+import type { AppContext } from '../../context/index.js';
+import type { PgDb } from '../../store/postgres.js';
+import type { Booking } from '../bookings.js';
+import type { AdmitKey, AdmitRequest, Held, MoneyEngine, RateHeaders, Refusal } from '../engine.js';
+import type { TierDef } from '../../../shared/config/defaults.js';
+import { PgBatcher, LEASE_LOST, isTransient, type Consumed } from './batches.js';
+import { checkBookingType } from './booking-row.js';
+import { PgSpool, SPOOL_RETRY_MS } from './spool.js';
+import { potNames, type Need, type Pot, type PotKind, type WaitResult } from './pots.js';
+import { leaseTiming, Slices, type LeaseTiming } from './slices.js';
+import { monthKey, monthStart, nextMonthStart, type WalletState } from '../wallets.js';
 
 /** What an admitted call holds, until it settles. */
 interface CallHold {
@@ -26,7 +26,7 @@ interface CallHold {
  * in memory, as on SQLite, holds included. Slices are sized by demand (a hot pot asks
  * for more, the store never grants more than half of what is free beyond the need) and
  * go back when idle, when a peer asks for them (NOTIFY agw_recall) and on shutdown.
- * Settled calls are booked in batches (pg-batch.ts) that consume the slices; a call
+ * Settled calls are booked in batches (postgres/batches.ts) that consume the slices; a call
  * answers once its batch committed. A daemon that stops heartbeating loses its slices
  * after the lease TTL (any peer's agw_reclaim_v7), and stops admitting against them
  * itself before then; its bookings after that are refused (AGW01) and it starts a new
@@ -291,7 +291,7 @@ export class PgMoney implements MoneyEngine {
   }
 
   /**
-   * Books what was spooled (pg-spool.ts): against the slices it was admitted against
+   * Books what was spooled (postgres/spool.ts): against the slices it was admitted against
    * while they are still this daemon's, else (the daemon was taken for dead meanwhile, or
    * it is another run's) under this daemon's identity from no slice.
    */

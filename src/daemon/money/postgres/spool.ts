@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, open, readdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import type { Booking } from './bookings.js';
-import type { Consumed } from './pg-batch.js';
+import type { Booking } from '../bookings.js';
+import type { Consumed } from './batches.js';
 
 /** How often spooled bookings are tried again (and a daemon says it is alive). */
 export const SPOOL_RETRY_MS = 5000;
@@ -18,7 +18,7 @@ export interface Spooled {
 }
 
 /**
- * Bookings of streamed calls that PostgreSQL could not take (pg-batch.ts gave up after
+ * Bookings of streamed calls that PostgreSQL could not take (postgres/batches.ts gave up after
  * its retries): the stream's content went out before its booking, so the call was
  * served and must be billed. Each is appended to this daemon's file in `<data>/pg-spool/`
  * and synced before the stream ends, then booked again every few seconds and at the next

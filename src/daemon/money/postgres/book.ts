@@ -1,5 +1,5 @@
-import { QUOTA_ADD, ROLLUP_ROW, USAGE_INSERT, rollups, takeFromSlice, takeFromSlices } from './pg-book-sql.js';
-import { CHECK_DAEMON, NOW_MS } from './pg-functions.js';
+import { QUOTA_ADD, ROLLUP_ROW, USAGE_INSERT, rollups, takeFromSlice, takeFromSlices } from './book-sql.js';
+import { CHECK_DAEMON, NOW_MS } from './functions.js';
 
 /**
  * agw_book_v13: a batch of settled calls, as applyBookings (money/bookings.ts) books them on SQLite:
@@ -16,10 +16,10 @@ import { CHECK_DAEMON, NOW_MS } from './pg-functions.js';
  * in one of each, summed in the same loop (docs/performance.md, "Fifth pass", "Sixth pass"). A booking
  * of an account deleted meanwhile is dropped: the batch holds its accounts (FOR KEY SHARE)
  * once, where a foreign key checked every row (migration 10).
- * The batch comes as an agw_booking_v7[] in the daemon's order (binary: pg-booking-row.ts),
+ * The batch comes as an agw_booking_v7[] in the daemon's order (binary: postgres/booking-row.ts),
  * and the kept bodies (logs.bodies) as JSON when there are any. With p_probe false (a batch
  * on its first try) it does not look for its bookings in the store first; the insert then
- * refuses one found there (AGW02, pg-batch.ts). agw_book_v11 (binary, always looking),
+ * refuses one found there (AGW02, postgres/batches.ts). agw_book_v11 (binary, always looking),
  * agw_book_v7 and agw_book_v9 (JSON) remain for daemons of an earlier version during a
  * rolling upgrade.
  */

@@ -1,4 +1,4 @@
-/** Version 4 for PostgreSQL: the twin of schema-v4-spend.ts (spend covering indexes, login attempts). */
+/** Version 4 for PostgreSQL: the twin of migrations/sqlite/v04-spend.ts (spend covering indexes, login attempts). */
 export const SCHEMA_PG_V4_SPEND = `
 CREATE INDEX usage_user_spend ON usage_records(user_id, provider_id, project_id, created_at, status, raw_cost_nusd, customer_cost_nusd);
 CREATE INDEX usage_user_daily ON usage_records(user_id, (created_at / 86400000), created_at, status, raw_cost_nusd, customer_cost_nusd);

@@ -1,4 +1,4 @@
-import type { Booking } from './bookings.js';
+import type { Booking } from '../bookings.js';
 
 /** One hold of an admitted call: this much of this pot. */
 export type PotAmount = readonly [pot: string, amount: number];

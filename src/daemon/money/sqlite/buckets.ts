@@ -1,18 +1,13 @@
+import type { RateState } from '../rates.js';
+
 /**
  * Token buckets for a key's rate limits (rpm, tpm) on the SQLite daemon, which is the
  * only one admitting against its store, so memory is exact. A bucket holds up to
  * `limit` tokens and refills at `limit` per minute; a call takes 1 request token, and
  * the tokens its hold covers (prompt bound + output cap), given back at settlement
  * beyond what it used. A restarted daemon starts with full buckets (a minute's worth at
- * most). Several daemons on PostgreSQL share the bucket rows instead (pg-engine.ts).
+ * most). Several daemons on PostgreSQL share the bucket rows instead (postgres/engine.ts).
  */
-export interface RateState {
-  limit: number;
-  /** whole tokens left after this call */
-  remaining: number;
-  /** ms until the bucket is full again */
-  resetMs: number;
-}
 
 interface Bucket {
   level: number;
@@ -61,13 +56,4 @@ export class Buckets {
     const b = this.bucket(key, limit, now);
     return { limit, remaining: Math.max(0, Math.floor(b.level)), resetMs: Math.ceil(((limit - b.level) * 60_000) / limit) };
   }
-}
-
-/** A duration as OpenAI writes its x-ratelimit-reset-* headers: 20ms, 1.5s, 6m0s. */
-export function resetText(ms: number): string {
-  if (ms < 1000) return `${Math.max(0, Math.ceil(ms))}ms`;
-  const s = ms / 1000;
-  if (s < 60) return `${Number(s.toFixed(3))}s`;
-  const m = Math.floor(s / 60);
-  return `${m}m${Math.round(s - m * 60)}s`;
 }

@@ -1,9 +1,8 @@
 import type { Logger } from 'pino';
-import type { ResolvedConfig } from '../shared/config/resolve.js';
-import type { Db } from './store/db.js';
+import type { ResolvedConfig } from '../../shared/config/resolve.js';
+import type { Db } from '../store/db.js';
 import type { Metrics } from './metrics.js';
-import type { Principal } from './auth/principal.js';
-import type { Telemetry } from './telemetry/index.js';
+import type { Principal } from './principal.js';
 
 /** Everything a route group needs, built once at start and handed to every plugin. */
 export interface AppContext {
@@ -19,8 +18,6 @@ export interface AppContext {
    * for a token that is not valid (bad signature, expired, wrong issuer or audience).
    */
   verifyAccessToken?: (token: string) => Promise<Principal | null>;
-  /** OpenTelemetry (config telemetry.otlpEndpoint): one span per gateway call. Absent: off, nothing of it loaded. */
-  telemetry?: Telemetry;
   /** Callbacks run on shutdown, after the server stopped accepting (timers, pools). */
   onClose: Array<() => Promise<void> | void>;
 }

@@ -2,12 +2,12 @@
  * A booking as it travels to PostgreSQL: the composite type agw_booking_v7 (one column
  * list, from which the field order, the start-up check and the binary encoding derive),
  * and a batch of them in PostgreSQL's binary format. The function that books a batch is
- * in pg-book.ts.
+ * in postgres/book.ts.
  */
-import { StoreOpenError } from '../store/errors.js';
-import type { Queryable } from '../store/db.js';
+import { StoreOpenError } from '../../store/errors.js';
+import type { Queryable } from '../../store/db.js';
 
-/** The columns of a booking as agw_book_v11 reads them (money/bookings.ts Booking, plus what pg-batch.ts adds). */
+/** The columns of a booking as agw_book_v11 reads them (money/bookings.ts Booking, plus what postgres/batches.ts adds). */
 const BOOKING_COLUMNS = `ord int, id text, "userId" text, "keyId" text, "usageType" text, endpoint text, "providerId" text, model text,
   alias text, "projectId" text, "periodKey" text, budgets jsonb, "createdAt" bigint, status text, "httpStatus" bigint,
   "promptTokens" bigint, "completionTokens" bigint, "cachedTokens" bigint, units double precision, "rawNano" bigint,

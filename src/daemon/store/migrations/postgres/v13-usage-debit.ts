@@ -1,4 +1,4 @@
-import { PG_BOOK_FUNCTION } from '../money/pg-book.js';
+import { PG_BOOK_FUNCTION } from '../../../money/postgres/book.js';
 
 /**
  * Version 13 for PostgreSQL (issue #16): a call's wallet debit is written as columns of its

@@ -1,8 +1,8 @@
 import Database from 'better-sqlite3';
 import { closeSync, fdatasyncSync, fstatSync, ftruncateSync, openSync, readSync, writeSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
-import type { Booking } from './bookings.js';
-import { StoreOpenError } from '../store/errors.js';
+import type { Booking } from '../bookings.js';
+import { StoreOpenError } from '../../store/errors.js';
 
 /**
  * The booking journal: an append-only file next to agw.db (`agw.db-bookings`) holding

@@ -1,5 +1,5 @@
 /**
- * Version 1 for PostgreSQL: the same tables, columns and indexes as schema-v1.ts, in
+ * Version 1 for PostgreSQL: the same tables, columns and indexes as sqlite/v01-initial.ts, in
  * PostgreSQL's types. Epoch-ms times, nano-USD amounts and every other integer are
  * BIGINT (the store reads them back as JS numbers), AUTOINCREMENT ids are identity
  * columns, blobs BYTEA, REAL is DOUBLE PRECISION. Emails are CITEXT so that the one
