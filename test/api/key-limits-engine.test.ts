@@ -21,7 +21,7 @@ afterAll(async () => {
 
 const HOLD = 1_000_000; // 0.001 USD
 const quote = (nano = HOLD, tokens = 100) => ({ nano, tokens, promptNano: 0, outputNanoPerToken: 1000, outputCap: 100 });
-const cost = (nano: number) => ({ model: 'gpt-4o-mini', promptTokens: 10, completionTokens: 5, cachedTokens: 0, units: 0, rawNano: nano / 2, customerNano: nano });
+const cost = (nano: number) => ({ model: 'gpt-4o-mini', promptTokens: 10, completionTokens: 5, cachedTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0, units: 0, rawNano: nano / 2, customerNano: nano });
 const limits = (l: Partial<KeyLimits>): KeyLimits => ({ budgetNano: null, budgetPeriod: 'day', rpm: null, tpm: null, models: null, ...l });
 
 async function user() {

@@ -48,8 +48,11 @@ describe('each gateway call has a record named by its x-request-id', () => {
       promptTokens: body.usage.prompt_tokens,
       completionTokens: body.usage.completion_tokens,
       cachedTokens: 0,
+      cacheWriteTokens: 0,
+      reasoningTokens: 0,
       cost: -tx.amount / 1e9,
       attempts: 1,
+      droppedParams: [],
     });
     expect(rec.promptTokens).toBe(openAiPromptTokens(messages));
     expect((await walletRow(f.db, u.id)).balance).toBe(1e9 - Math.round(rec.cost * 1e9));

@@ -78,7 +78,7 @@ describe('GET /api/requests', () => {
     expect(first.body.items).toHaveLength(5);
     const r0 = seeded.find((r) => r.id === first.body.items[0].id)!;
     expect(Object.keys(first.body.items[0]).sort()).toEqual(
-      ['id', 'createdAt', 'endpoint', 'keyId', 'projectId', 'provider', 'model', 'alias', 'stream', 'status', 'code', 'promptTokens', 'completionTokens', 'cachedTokens', 'cost', 'latencyMs', 'ttfbMs', 'attempts'].sort(),
+      ['id', 'createdAt', 'endpoint', 'keyId', 'projectId', 'provider', 'model', 'alias', 'stream', 'status', 'code', 'promptTokens', 'completionTokens', 'cachedTokens', 'cacheWriteTokens', 'reasoningTokens', 'cost', 'latencyMs', 'ttfbMs', 'attempts', 'droppedParams'].sort(),
     );
     expect(first.body.items[0]).toMatchObject({ createdAt: new Date(r0.createdAt).toISOString(), provider: r0.provider, model: r0.model, status: r0.status ?? 200 });
     const all = await allPages('');
@@ -191,7 +191,7 @@ describe('export', () => {
     expect(res.headers.get('content-type')).toContain('text/csv');
     const text = await res.text();
     const rows = text.trim().split('\r\n');
-    expect(rows[0]).toBe('id,createdAt,endpoint,keyId,projectId,provider,model,alias,stream,status,code,promptTokens,completionTokens,cachedTokens,cost,latencyMs,ttfbMs,attempts');
+    expect(rows[0]).toBe('id,createdAt,endpoint,keyId,projectId,provider,model,alias,stream,status,code,promptTokens,completionTokens,cachedTokens,cacheWriteTokens,reasoningTokens,cost,latencyMs,ttfbMs,attempts,droppedParams');
     expect(rows).toHaveLength(1 + 11);
     expect(text).toContain(`"'=HYPERLINK(""x"",""y""), ""quoted"""`);
   });

@@ -68,7 +68,10 @@ function bookings(): Booking[] {
       httpStatus: charged ? 200 : status === 'failed' ? 502 : null,
       promptTokens: charged ? 10 + i : 0,
       completionTokens: charged ? 5 : 0,
-      cachedTokens: 0,
+      cachedTokens: charged && i % 4 === 0 ? 4 : 0,
+      cacheWriteTokens: charged && i % 4 === 0 ? 3 + i : 0,
+      reasoningTokens: charged && i % 4 === 1 ? 2 : 0,
+      droppedParams: i % 6 === 0 ? ['response_format', AWKWARD[i % AWKWARD.length]] : null,
       units: 0,
       rawNano: charged ? 1_000_000 + i : 0,
       customerNano: charged ? 2_500_000 + 7 * i : 0,
@@ -103,7 +106,8 @@ async function books(db: Db): Promise<unknown> {
       await db.all(
         `SELECT id, user_id, key_id, usage_type, status, endpoint, provider_id, model, project_id, prompt_tokens, completion_tokens,
                 cached_tokens, raw_cost_nusd, customer_cost_nusd, hold_nusd, written_off_nusd, http_status, answer_status, error_code,
-                stream, latency_ms, ttfb_ms, attempts, period_start, created_at, finalized_at FROM usage_records ORDER BY id`,
+                stream, latency_ms, ttfb_ms, attempts, period_start, created_at, finalized_at, cache_write_tokens, reasoning_tokens,
+                dropped_params FROM usage_records ORDER BY id`,
       ),
     ),
     quotas: num(await db.all('SELECT user_id, usage_type, period_start, used FROM quota_counters ORDER BY user_id, usage_type, period_start')),
@@ -128,7 +132,7 @@ afterAll(async () => {
   await tdb?.drop();
 });
 
-describe('agw_book_v11 books what applyBookings books', () => {
+describe('agw_book_v16 books what applyBookings books', () => {
   test('the same bookings, in two batches with an overlap, give the same books on SQLite and PostgreSQL', async () => {
     const all = bookings();
     await lite.tx((q) => applyBookings(q, all.slice(0, 12)));
@@ -219,7 +223,7 @@ describe('the batch as an array of rows, in binary (bookingRecords)', () => {
     }));
     const got = await pgDb.all<Record<string, unknown>>(
       `SELECT (r).ord, (r)."userId", (r)."keyId", (r).model, (r).description, (r).budgets::text AS budgets, (r)."createdAt", (r).units,
-              (r)."latencyMs", (r).stream, (r)."rawNano", (r)."errorCode" FROM unnest(?::agw_booking_v7[]) AS r ORDER BY (r).ord`,
+              (r)."latencyMs", (r).stream, (r)."rawNano", (r)."errorCode" FROM unnest(?::agw_booking_v16[]) AS r ORDER BY (r).ord`,
       [bookingRecords(rows, await bookingTypeOid(pgDb))],
     );
     // PostgreSQL text holds no NUL, and UTF-8 no lone surrogate: each arrives as U+FFFD
@@ -245,13 +249,13 @@ describe('the batch as an array of rows, in binary (bookingRecords)', () => {
     const fields = ['ord', 'id', 'userId', 'keyId', 'usageType', 'endpoint', 'providerId', 'model', 'alias', 'projectId', 'periodKey', 'budgets',
       'createdAt', 'status', 'httpStatus', 'promptTokens', 'completionTokens', 'cachedTokens', 'units', 'rawNano', 'customerNano', 'holdNano',
       'writtenOffNano', 'settledAt', 'monthlyAllowance', 'description', 'stream', 'answerStatus', 'errorCode', 'latencyMs', 'ttfbMs', 'attempts',
-      'month', 'monthStart', 'leasedWallet', 'leasedQuota'];
+      'month', 'monthStart', 'leasedWallet', 'leasedQuota', 'cacheWriteTokens', 'reasoningTokens', 'droppedParams'];
     expect(BOOKING_FIELDS).toEqual(fields);
     await expect(checkBookingType(pgDb)).resolves.toBeUndefined();
     // the type as another build would have left it: the daemon refuses to start (the change is rolled back)
     await expect(
       pgDb.tx(async (q) => {
-        await q.run('ALTER TYPE agw_booking_v7 DROP ATTRIBUTE "ttfbMs"');
+        await q.run('ALTER TYPE agw_booking_v16 DROP ATTRIBUTE "ttfbMs"');
         await checkBookingType(q);
       }),
     ).rejects.toMatchObject({ code: 'SCHEMA_MISMATCH', message: expect.stringContaining('latencyMs, attempts') });
@@ -278,12 +282,12 @@ describe('the batch as an array of rows, in binary (bookingRecords)', () => {
     const oid = await bookingTypeOid(pgDb);
     const row = (id: string, ord: number, over: Partial<Booking> = {}) => batchRow({ ...call, id, keyId: null, budgets: [], ...over }, ord);
     const nameless = bookingRecords([row('use_nameless_0', 0, { userId: null as unknown as string }), row('use_named_1', 1)], oid);
-    expect((await pgDb.get<{ n: number }>('SELECT agw_book_v13(?, ?::agw_booking_v7[], NULL, true) AS n', ['d_parity', nameless]))?.n).toBe(1);
-    await pgDb.run(`CREATE FUNCTION test_from_5(a agw_booking_v7[]) RETURNS agw_booking_v7[] LANGUAGE plpgsql AS $$
-      DECLARE r agw_booking_v7[]; BEGIN FOR i IN 1 .. cardinality(a) LOOP r[4 + i] := a[i]; END LOOP; RETURN r; END $$`);
+    expect((await pgDb.get<{ n: number }>('SELECT agw_book_v16(?, ?::agw_booking_v16[], NULL, true) AS n', ['d_parity', nameless]))?.n).toBe(1);
+    await pgDb.run(`CREATE FUNCTION test_from_5(a agw_booking_v16[]) RETURNS agw_booking_v16[] LANGUAGE plpgsql AS $$
+      DECLARE r agw_booking_v16[]; BEGIN FOR i IN 1 .. cardinality(a) LOOP r[4 + i] := a[i]; END LOOP; RETURN r; END $$`);
     const shifted = bookingRecords([row('use_named_2', 2), row('use_named_3', 3)], oid);
-    expect((await pgDb.get<{ n: string }>('SELECT array_dims(test_from_5(?::agw_booking_v7[])) AS n', [shifted]))?.n).toBe('[5:6]');
-    expect((await pgDb.get<{ n: number }>('SELECT agw_book_v13(?, test_from_5(?::agw_booking_v7[]), NULL, false) AS n', ['d_parity', shifted]))?.n).toBe(2);
+    expect((await pgDb.get<{ n: string }>('SELECT array_dims(test_from_5(?::agw_booking_v16[])) AS n', [shifted]))?.n).toBe('[5:6]');
+    expect((await pgDb.get<{ n: number }>('SELECT agw_book_v16(?, test_from_5(?::agw_booking_v16[]), NULL, false) AS n', ['d_parity', shifted]))?.n).toBe(2);
     const ids = (await pgDb.all<{ id: string }>("SELECT id FROM usage_records WHERE id LIKE 'use_name%' ORDER BY id")).map((r) => r.id);
     expect(ids).toEqual(['use_named_1', 'use_named_2', 'use_named_3']);
   });

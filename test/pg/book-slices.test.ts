@@ -9,7 +9,7 @@ import { batchRow, settledCall, withSessions } from '../helpers/bookings.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/pg.js';
 
 /**
- * What a batch takes off the daemon's slices (agw_book_v13): each pot's lease row loses what
+ * What a batch takes off the daemon's slices (agw_book_v16): each pot's lease row loses what
  * the calls admitted against it consumed, at most what it holds, and the pot's own `leased`
  * column loses the same. A batch of one account is written with plain statements, a batch
  * of several with one statement per kind of pot: both are held to the same figures here,
@@ -165,7 +165,7 @@ describe('lock order', () => {
       // the other daemon gives back part of its ai_chat slice (pot row, then lease row), and holds them
       await returning.query('BEGIN');
       await returning.query('SELECT agw_release_pot_v7($1, $2, 1)', [other, chat]);
-      const booked = booking.query('SELECT agw_book_v13($1, $2::agw_booking_v7[], NULL, false) AS n', [DAEMON, batch]).then(
+      const booked = booking.query('SELECT agw_book_v16($1, $2::agw_booking_v16[], NULL, false) AS n', [DAEMON, batch]).then(
         (r) => Number(r.rows[0].n),
         (e: { code?: string }) => e.code,
       );

@@ -9,6 +9,7 @@ import { createUser, userByEmail } from '../../src/daemon/store/users.js';
 import { credit, debit, getWalletRow, listTransactions } from '../../src/daemon/money/wallets.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/pg.js';
 import { PG_BOOK_FUNCTION } from '../../src/daemon/money/postgres/book.js';
+import { AGW_BOOK_V13 } from '../../src/daemon/store/migrations/postgres/agw-book-v13.js';
 
 /**
  * The PostgreSQL store on its own: migrations (once, in parallel, refused when too new),
@@ -118,26 +119,27 @@ describe('PostgreSQL store', () => {
   });
 
   test("the booking function a store runs is the code's: a store migrated before gets its text from the migration that ships it", async () => {
-    // a change to agw_book_v13's text ships as a migration of its own (CREATE OR REPLACE), or a
+    // a change to agw_book_v16's text ships as a migration of its own (CREATE OR REPLACE), or a
     // store migrated before keeps the old body: this hash names the text the newest migration
     // that installs it ships. Changed the function? Add a migration that installs it (see
-    // migrations/postgres/v15-book.ts) and put its hash here
+    // migrations/postgres/v16-token-classes.ts) and put its hash here
     const shipping = MIGRATIONS.filter((m) => m.postgres.includes(PG_BOOK_FUNCTION)).map((m) => m.version);
-    expect(Math.max(...shipping)).toBe(15);
-    expect(createHash('sha256').update(PG_BOOK_FUNCTION).digest('hex').slice(0, 16)).toBe('e98668e27d4823b0');
+    expect(Math.max(...shipping)).toBe(16);
+    expect(createHash('sha256').update(PG_BOOK_FUNCTION).digest('hex').slice(0, 16)).toBe('9c58e2fdc23e791d');
+    // agw_book_v13 as migrations 13 and 15 shipped it, frozen for daemons of the previous version
+    expect(createHash('sha256').update(AGW_BOOK_V13).digest('hex').slice(0, 16)).toBe('e98668e27d4823b0');
     const fresh = await createTestDatabase();
     const store = (await openAndMigrate({ store: fresh.url, dataDir: '/nonexistent' })).db;
     try {
-      const body = async () => (await store.get<{ src: string }>("SELECT prosrc AS src FROM pg_proc WHERE proname = 'agw_book_v13'"))?.src;
+      const body = async () => (await store.get<{ src: string }>("SELECT prosrc AS src FROM pg_proc WHERE proname = 'agw_book_v16'"))?.src;
       const shipped = await body();
       expect(PG_BOOK_FUNCTION).toContain(shipped);
-      // the store as migration 14 left it, with the body of that time
-      await store.run(
-        `CREATE OR REPLACE FUNCTION agw_book_v13(p_daemon text, p_rows agw_booking_v7[], p_bodies jsonb DEFAULT NULL, p_probe boolean DEFAULT true)
-           RETURNS integer LANGUAGE plpgsql AS $fn$ BEGIN RETURN -1; END $fn$`,
-      );
-      await store.run('DELETE FROM schema_migrations WHERE version = 15');
-      expect(await migrate(store)).toEqual({ applied: [15], current: SCHEMA_VERSION });
+      // the store as a migration before 16 left it: no agw_book_v16, no agw_booking_v16, no new columns
+      await store.run('DROP FUNCTION agw_book_v16');
+      await store.run('DROP TYPE agw_booking_v16');
+      await store.run('ALTER TABLE usage_records DROP COLUMN cache_write_tokens, DROP COLUMN reasoning_tokens, DROP COLUMN dropped_params');
+      await store.run('DELETE FROM schema_migrations WHERE version = 16');
+      expect(await migrate(store)).toEqual({ applied: [16], current: SCHEMA_VERSION });
       expect(await body()).toBe(shipped);
     } finally {
       await store.close();

@@ -1,6 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { PgBatcher } from '../../src/daemon/money/postgres/batches.js';
-import { bookingRecords, bookingTypeOid } from '../../src/daemon/money/postgres/booking-row.js';
+import { bookingRecords, bookingTypeOid, encoderOf } from '../../src/daemon/money/postgres/booking-row.js';
+import { BOOKING_V7_COLUMNS } from '../../src/daemon/store/migrations/postgres/v07-money.js';
+
+/** A batch as a daemon of the previous version sends it (agw_booking_v7). */
+const v7Records = encoderOf(BOOKING_V7_COLUMNS);
 import { credit, getWalletRow, listTransactions } from '../../src/daemon/money/wallets.js';
 import { MIGRATIONS, SCHEMA_VERSION, migrate } from '../../src/daemon/store/migrations/index.js';
 import { PgDb } from '../../src/daemon/store/postgres.js';
@@ -55,7 +59,7 @@ beforeAll(async () => {
     [USER, -old.customerNano, 9_000_000, old.description, old.id, old.settledAt],
   );
   await db.run('UPDATE wallets SET balance_nusd = 9000000 WHERE user_id = ?', [USER]);
-  expect(await migrate(db)).toEqual({ applied: [13, 14, 15], current: SCHEMA_VERSION });
+  expect(await migrate(db)).toEqual({ applied: MIGRATIONS.map((m) => m.version).filter((v) => v >= 13), current: SCHEMA_VERSION });
 });
 
 afterAll(async () => {
@@ -112,7 +116,7 @@ describe('migration 13: the usage debit in the usage record', () => {
     const before = { balance: await balance(), records: await count('SELECT count(*) AS n FROM usage_records') };
     const rows = [again, fresh].map((b, ord) => batchRow(b, ord));
     const oid = await bookingTypeOid(db);
-    await expect(db.get('SELECT agw_book_v13(?, ?::agw_booking_v7[], NULL, false) AS n', [DAEMON, bookingRecords(rows, oid)])).rejects.toMatchObject({ code: '23505', constraint: 'usage_records_pkey' });
+    await expect(db.get('SELECT agw_book_v16(?, ?::agw_booking_v16[], NULL, false) AS n', [DAEMON, bookingRecords(rows, oid)])).rejects.toMatchObject({ code: '23505', constraint: 'usage_records_pkey' });
     expect({ balance: await balance(), records: await count('SELECT count(*) AS n FROM usage_records') }).toEqual(before);
 
     const batcher = new PgBatcher(db, console, () => undefined);
@@ -124,13 +128,14 @@ describe('migration 13: the usage debit in the usage record', () => {
   });
 
   test.each([
-    ['agw_book_v13', 'AGW02', 'SELECT agw_book_v13($1, $2::agw_booking_v7[], NULL, true) AS n'],
-    // a daemon of the previous version does not know AGW02: its function skips the booking, as it did
-    ['agw_book_v11', 0, 'SELECT agw_book_v11($1, $2::agw_booking_v7[]) AS n'],
-  ])('a booking another transaction writes while the batch looks (a retry racing its first try), %s answers %s, nothing written', async (_name, outcome, sql) => {
+    ['agw_book_v16', 'AGW02', 'SELECT agw_book_v16($1, $2::agw_booking_v16[], NULL, true) AS n', 'agw_booking_v16'],
+    ['agw_book_v13', 'AGW02', 'SELECT agw_book_v13($1, $2::agw_booking_v7[], NULL, true) AS n', 'agw_booking_v7'],
+    // a daemon of two versions back does not know AGW02: its function skips the booking, as it did
+    ['agw_book_v11', 0, 'SELECT agw_book_v11($1, $2::agw_booking_v7[]) AS n', 'agw_booking_v7'],
+  ])('a booking another transaction writes while the batch looks (a retry racing its first try), %s answers %s, nothing written', async (_name, outcome, sql, type) => {
     const b = call(Date.now(), 123_000);
     const rows = [batchRow(b, 0)];
-    const batch = bookingRecords(rows, await bookingTypeOid(db));
+    const batch = type === 'agw_booking_v7' ? v7Records(rows, await bookingTypeOid(db, type)) : bookingRecords(rows, await bookingTypeOid(db));
     const before = await balance();
     await withSessions(tdb.url, 2, async ([other, looking]) => {
       await other.query('BEGIN');
@@ -155,7 +160,7 @@ describe('migration 13: the usage debit in the usage record', () => {
     const calls = [call(Date.now(), 10_000), call(Date.now(), 20_000)];
     const rows = calls.map((b, i) => batchRow(b, 1 - i));
     const before = await balance();
-    await expect(db.get('SELECT agw_book_v13(?, ?::agw_booking_v7[], NULL, false) AS n', [DAEMON, bookingRecords(rows, await bookingTypeOid(db))])).rejects.toMatchObject({ code: '22023' });
+    await expect(db.get('SELECT agw_book_v16(?, ?::agw_booking_v16[], NULL, false) AS n', [DAEMON, bookingRecords(rows, await bookingTypeOid(db))])).rejects.toMatchObject({ code: '22023' });
     expect(await balance()).toBe(before);
     expect(await count('SELECT count(*) AS n FROM usage_records WHERE id = ANY (?)', [calls.map((c) => c.id)])).toBe(0);
   });
@@ -163,7 +168,7 @@ describe('migration 13: the usage debit in the usage record', () => {
   test("an older daemon's agw_book_v11 books on the new schema, and its batch booked again writes nothing", async () => {
     const b = call(Date.now(), 250_000);
     const rows = [batchRow(b, 0)];
-    const batch = bookingRecords(rows, await bookingTypeOid(db));
+    const batch = v7Records(rows, await bookingTypeOid(db, 'agw_booking_v7'));
     const before = await balance();
     expect(Number((await db.get<{ n: number }>('SELECT agw_book_v11(?, ?::agw_booking_v7[]) AS n', [DAEMON, batch]))!.n)).toBe(1);
     expect(Number((await db.get<{ n: number }>('SELECT agw_book_v11(?, ?::agw_booking_v7[]) AS n', [DAEMON, batch]))!.n)).toBe(0);

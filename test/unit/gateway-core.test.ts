@@ -26,14 +26,30 @@ const ANTHROPIC_STREAM =
   'event: message_delta\ndata: {"type":"message_delta","delta":{"stop_reason":"max_tokens"},"usage":{"output_tokens":9}}\n\n' +
   'event: message_stop\ndata: {"type":"message_stop"}\n\n';
 
+/** A whole TokenUsage: the three classes every test names, the others 0 unless given. */
+const tu = (prompt: number, completion: number, cached: number, more: { cacheWrite?: number; cacheWrite1h?: number; reasoning?: number } = {}) => ({
+  prompt,
+  completion,
+  cached,
+  cacheWrite: 0,
+  cacheWrite1h: 0,
+  reasoning: 0,
+  ...more,
+});
+
 describe('usage extraction', () => {
   it('reads JSON usage of every format', () => {
     const j = (o: unknown) => Buffer.from(JSON.stringify(o));
-    expect(usageFromJson('openai', j({ usage: { prompt_tokens: 10, completion_tokens: 5, prompt_tokens_details: { cached_tokens: 2 } } }))).toEqual({ prompt: 10, completion: 5, cached: 2 });
-    expect(usageFromJson('openai', j({ usage: { input_tokens: 8, output_tokens: 3 } }))).toEqual({ prompt: 8, completion: 3, cached: 0 });
-    expect(usageFromJson('anthropic', j({ usage: { input_tokens: 10, cache_read_input_tokens: 4, cache_creation_input_tokens: 1, output_tokens: 6 } }))).toEqual({ prompt: 15, completion: 6, cached: 4 });
-    expect(usageFromJson('gemini', j({ usageMetadata: { promptTokenCount: 9, candidatesTokenCount: 4, thoughtsTokenCount: 2 } }))).toEqual({ prompt: 9, completion: 6, cached: 0 });
-    expect(usageFromJson('cohere', j({ meta: { billed_units: { input_tokens: 3, output_tokens: 2 } } }))).toEqual({ prompt: 3, completion: 2, cached: 0 });
+    expect(usageFromJson('openai', j({ usage: { prompt_tokens: 10, completion_tokens: 5, prompt_tokens_details: { cached_tokens: 2 } } }))).toEqual(tu(10, 5, 2));
+    expect(usageFromJson('openai', j({ usage: { input_tokens: 8, output_tokens: 3 } }))).toEqual(tu(8, 3, 0));
+    expect(usageFromJson('anthropic', j({ usage: { input_tokens: 10, cache_read_input_tokens: 4, cache_creation_input_tokens: 1, output_tokens: 6 } }))).toEqual(tu(15, 6, 4, { cacheWrite: 1 }));
+    // the probe of issue #29: 100 input, 1,000 cache-write (all 1-hour), 5,000 cache-read, 50 output
+    const probe = { input_tokens: 100, cache_creation_input_tokens: 1000, cache_read_input_tokens: 5000, output_tokens: 50, cache_creation: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 1000 } };
+    expect(usageFromJson('anthropic', j({ usage: probe }))).toEqual(tu(6100, 50, 5000, { cacheWrite: 1000, cacheWrite1h: 1000 }));
+    expect(usageFromJson('openai', j({ usage: { prompt_tokens: 10, completion_tokens: 50, completion_tokens_details: { reasoning_tokens: 30 } } }))).toEqual(tu(10, 50, 0, { reasoning: 30 }));
+    expect(usageFromJson('openai', j({ response: { usage: { input_tokens: 10, output_tokens: 9, output_tokens_details: { reasoning_tokens: 4 } } } }))).toEqual(tu(10, 9, 0, { reasoning: 4 }));
+    expect(usageFromJson('gemini', j({ usageMetadata: { promptTokenCount: 9, candidatesTokenCount: 4, thoughtsTokenCount: 2 } }))).toEqual(tu(9, 6, 0, { reasoning: 2 }));
+    expect(usageFromJson('cohere', j({ meta: { billed_units: { input_tokens: 3, output_tokens: 2 } } }))).toEqual(tu(3, 2, 0));
     expect(usageFromJson('openai', Buffer.from('not json'))).toBeUndefined();
     expect(usageFromJson('openai', j({ id: 'x' }))).toBeUndefined();
   });
@@ -43,11 +59,11 @@ describe('usage extraction', () => {
       const o = new SseUsageTap('openai');
       feed(OPENAI_STREAM, size, (b) => o.push(b));
       o.end();
-      expect(o.usage(999)).toEqual({ prompt: 12, completion: 7, cached: 4 });
+      expect(o.usage(999)).toEqual(tu(12, 7, 4));
       const a = new SseUsageTap('anthropic');
       feed(ANTHROPIC_STREAM, size, (b) => a.push(b));
       a.end();
-      expect(a.usage(999)).toEqual({ prompt: 25, completion: 9, cached: 5 });
+      expect(a.usage(999)).toEqual(tu(25, 9, 5));
     });
   }
 
@@ -55,11 +71,11 @@ describe('usage extraction', () => {
     const cut = OPENAI_STREAM.slice(0, OPENAI_STREAM.indexOf('data: {"choices":[],'));
     const o = new SseUsageTap('openai');
     o.push(Buffer.from(cut));
-    expect(o.usage(42)).toEqual({ prompt: 42, completion: Math.ceil(('héllo '.length + 'wörld "quoted"'.length) / 4), cached: 0 });
+    expect(o.usage(42)).toEqual(tu(42, Math.ceil(('héllo '.length + 'wörld "quoted"'.length) / 4), 0));
     // Anthropic cut after message_start: the real prompt count, the placeholder output replaced by the estimate
     const a = new SseUsageTap('anthropic');
     a.push(Buffer.from(ANTHROPIC_STREAM.slice(0, ANTHROPIC_STREAM.indexOf('event: message_delta'))));
-    expect(a.usage(42)).toEqual({ prompt: 25, completion: Math.ceil('Bonjour à tous'.length / 4), cached: 5 });
+    expect(a.usage(42)).toEqual(tu(25, Math.ceil('Bonjour à tous'.length / 4), 5));
     expect(estimatePromptTokens({ system: 'abcd', messages: [{ content: 'abcdefgh' }, { content: [{ type: 'text', text: 'abc' }] }] })).toBe(1 + 3 + 2 + 3 + 1 + 3);
   });
 });
@@ -120,15 +136,15 @@ describe('pricing', () => {
   const openai = config.providers.get('openai')!;
 
   it('prices tokens from the catalog x margin, cached input at the cached rate', () => {
-    const c = tokenCost(config, openai, 'gpt-4o-mini', { prompt: 1000, completion: 500, cached: 200 });
+    const c = tokenCost(config, openai, 'gpt-4o-mini', { prompt: 1000, completion: 500, cached: 200, cacheWrite: 0, cacheWrite1h: 0, reasoning: 120 });
     const raw = tokenCostNano(800, 0.15) + tokenCostNano(200, 0.075) + tokenCostNano(500, 0.6);
-    expect(c).toEqual({ model: 'gpt-4o-mini', promptTokens: 1000, completionTokens: 500, cachedTokens: 200, units: 0, rawNano: raw, customerNano: Math.round(raw * 2) });
+    expect(c).toEqual({ model: 'gpt-4o-mini', promptTokens: 1000, completionTokens: 500, cachedTokens: 200, cacheWriteTokens: 0, reasoningTokens: 120, units: 0, rawNano: raw, customerNano: Math.round(raw * 2) });
   });
 
   it('dated snapshots match their catalog model; unknown models are charged at the dearest rate', () => {
     expect(priceRow(config, 'openai', 'gpt-4o-mini-2024-07-18')?.model).toBe('gpt-4o-mini');
     expect(priceRow(config, 'openai', 'gpt-4o-2024-08-06')?.model).toBe('gpt-4o');
-    const unknown = tokenCost(config, openai, 'brand-new-model', { prompt: 1_000_000, completion: 0, cached: 0 });
+    const unknown = tokenCost(config, openai, 'brand-new-model', { prompt: 1_000_000, completion: 0, cached: 0, cacheWrite: 0, cacheWrite1h: 0, reasoning: 0 });
     expect(unknown.rawNano).toBe(tokenCostNano(1_000_000, 2.5)); // gpt-4o: the dearest input + output
   });
 });

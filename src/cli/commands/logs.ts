@@ -141,11 +141,12 @@ export async function show(id: string, opts: GlobalOpts): Promise<void> {
     ['model', r.model ?? '-'],
     ['alias', r.alias ?? '-'],
     ['stream', r.stream ? 'yes' : 'no'],
-    ['tokens', `${r.promptTokens} prompt, ${r.completionTokens} completion, ${r.cachedTokens} cached`],
+    ['tokens', tokensLine(r)],
     ['cost', usd(r.cost)],
     ['latency', ms(r.latencyMs)],
     ['first byte', ms(r.ttfbMs)],
     ['attempts', r.attempts],
+    ['dropped', r.droppedParams?.length ? r.droppedParams.join(', ') : '-'],
     ['key', r.keyId ?? '-'],
     ['project', r.projectId ?? '-'],
   ]);
@@ -153,4 +154,12 @@ export async function show(id: string, opts: GlobalOpts): Promise<void> {
   for (const [title, b] of [['request body', r.bodies.request], ['answer body', r.bodies.response]] as const) {
     process.stdout.write(`\n${bold(title)} (${b.bytes} bytes${b.truncated ? ', the first 32 KB' : ''})\n${b.text ?? ''}\n`);
   }
+}
+
+/** A record's tokens by class; classes a call did not use are left out. */
+function tokensLine(r: RequestRecordT): string {
+  const parts = [`${r.promptTokens} prompt`, `${r.completionTokens} completion`, `${r.cachedTokens} cached`];
+  if (r.cacheWriteTokens) parts.push(`${r.cacheWriteTokens} cache-write`);
+  if (r.reasoningTokens) parts.push(`${r.reasoningTokens} reasoning`);
+  return parts.join(', ');
 }

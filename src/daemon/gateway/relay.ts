@@ -10,7 +10,7 @@ import { tokenCost, unitCost, type Cost, type UnitCharge } from '../money/pricin
 import type { Gateway } from './runtime.js';
 import { classifyFailure, outcomeOfStatus, UpstreamAbort, UpstreamError, type UpstreamRequest } from './upstream.js';
 import type { SecretRedactor } from '../../shared/secret-redactor.js';
-import { SseUsageTap, usageFromJson } from './usage.js';
+import { plainUsage, SseUsageTap, usageFromJson } from './usage.js';
 
 /**
  * One metered gateway call after its reservation: the upstream attempt(s), the answer
@@ -131,7 +131,7 @@ export async function deliver(call: Call, up: Dispatcher.ResponseData, o: Delive
     const settle = () => {
       const cost =
         price.kind === 'tokens'
-          ? tokenCost(ctx.config, o.provider, o.model, tap ? tap.usage(price.promptEstimate) : { prompt: price.promptEstimate, completion: 0, cached: 0 })
+          ? tokenCost(ctx.config, o.provider, o.model, tap ? tap.usage(price.promptEstimate) : plainUsage(price.promptEstimate, 0))
           : unitCost(o.provider, price.charge, o.model);
       return finalize(ctx, reservation, o.provider.def.id, cost, status);
     };
@@ -147,7 +147,7 @@ export async function deliver(call: Call, up: Dispatcher.ResponseData, o: Delive
     throw e;
   }
   const format = o.provider.def.usageFormat;
-  const usage = usageFromJson(format, body) ?? { prompt: o.price.kind === 'tokens' ? o.price.promptEstimate : 0, completion: 0, cached: 0 };
+  const usage = usageFromJson(format, body) ?? plainUsage(o.price.kind === 'tokens' ? o.price.promptEstimate : 0, 0);
   const cost: Cost = tokenCost(ctx.config, o.provider, o.model ?? modelOfAnswer(body), usage);
   const answer = o.rewriteJson ? rewriteOr(o.rewriteJson, body) : body;
   reservation.bodies?.response.push(answer);

@@ -2,16 +2,22 @@ import { StringDecoder } from 'node:string_decoder';
 import type { UsageFormat } from '../../shared/providers/index.js';
 
 /**
- * Token usage read off an upstream answer, in one shape for every format:
- * `prompt` includes cached input tokens, `cached` is the part billed at the cached rate.
+ * Token usage read off an upstream answer, in one shape for every format: `prompt` counts
+ * every input-side token (cache reads and writes included), `cached` the part read from the
+ * provider's prompt cache, `cacheWrite` the part written to it (of which `cacheWrite1h`
+ * with a 1-hour life, the rest 5-minute), `completion` every output token, of which
+ * `reasoning` were spent thinking.
  */
 export interface TokenUsage {
   prompt: number;
   completion: number;
   cached: number;
+  cacheWrite: number;
+  cacheWrite1h: number;
+  reasoning: number;
 }
 
-type Partial3 = { prompt?: number; completion?: number; cached?: number };
+type Partial3 = { [K in keyof TokenUsage]?: number };
 type Obj = Record<string, unknown>;
 
 const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : undefined);
@@ -20,21 +26,37 @@ const obj = (v: unknown): Obj | undefined => (v && typeof v === 'object' ? (v as
 /** OpenAI chat (prompt/completion_tokens) and responses API (input/output_tokens). */
 function openaiUsage(u: Obj): Partial3 {
   const details = obj(u.prompt_tokens_details) ?? obj(u.input_tokens_details);
-  return { prompt: num(u.prompt_tokens) ?? num(u.input_tokens), completion: num(u.completion_tokens) ?? num(u.output_tokens), cached: num(details?.cached_tokens) };
+  const out = obj(u.completion_tokens_details) ?? obj(u.output_tokens_details);
+  return {
+    prompt: num(u.prompt_tokens) ?? num(u.input_tokens),
+    completion: num(u.completion_tokens) ?? num(u.output_tokens),
+    cached: num(details?.cached_tokens),
+    reasoning: num(out?.reasoning_tokens),
+  };
 }
 
-/** Anthropic: input_tokens excludes cache reads and writes; writes are billed as input. */
+/**
+ * Anthropic: input_tokens excludes cache reads and writes. `cache_creation` breaks the writes
+ * down by life (ephemeral_5m / ephemeral_1h_input_tokens); writes without it are 5-minute.
+ */
 function anthropicUsage(u: Obj): Partial3 {
   const input = num(u.input_tokens);
   const read = num(u.cache_read_input_tokens) ?? 0;
   const write = num(u.cache_creation_input_tokens) ?? 0;
-  return { prompt: input === undefined ? undefined : input + read + write, completion: num(u.output_tokens), cached: input === undefined ? undefined : read };
+  const hour = num(obj(u.cache_creation)?.ephemeral_1h_input_tokens) ?? 0;
+  if (input === undefined) return { completion: num(u.output_tokens) };
+  return { prompt: input + read + write, completion: num(u.output_tokens), cached: read, cacheWrite: write, cacheWrite1h: Math.min(hour, write) };
 }
 
 function geminiUsage(u: Obj): Partial3 {
   const out = num(u.candidatesTokenCount);
   const thoughts = num(u.thoughtsTokenCount) ?? 0;
-  return { prompt: num(u.promptTokenCount), completion: out === undefined ? undefined : out + thoughts, cached: num(u.cachedContentTokenCount) };
+  return {
+    prompt: num(u.promptTokenCount),
+    completion: out === undefined ? undefined : out + thoughts,
+    cached: num(u.cachedContentTokenCount),
+    reasoning: num(u.thoughtsTokenCount),
+  };
 }
 
 function cohereUsage(b: Obj): Partial3 {
@@ -79,7 +101,24 @@ export function usageFromJson(format: UsageFormat, body: Buffer): TokenUsage | u
   }
   const u = usageOf(format, doc);
   if (!u || (u.prompt === undefined && u.completion === undefined)) return undefined;
-  return { prompt: u.prompt ?? 0, completion: u.completion ?? 0, cached: Math.min(u.cached ?? 0, u.prompt ?? 0) };
+  return whole(u, u.prompt ?? 0, u.completion ?? 0);
+}
+
+/** Usage of `prompt` input tokens and `completion` output tokens, none cached, none thinking (an estimate). */
+export const plainUsage = (prompt: number, completion: number): TokenUsage => ({ prompt, completion, cached: 0, cacheWrite: 0, cacheWrite1h: 0, reasoning: 0 });
+
+/** Usage with every class present and consistent: reads and writes within the prompt, reasoning within the completion. */
+function whole(u: Partial3, prompt: number, completion: number): TokenUsage {
+  const cached = Math.min(u.cached ?? 0, prompt);
+  const cacheWrite = Math.min(u.cacheWrite ?? 0, prompt - cached);
+  return {
+    prompt,
+    completion,
+    cached,
+    cacheWrite,
+    cacheWrite1h: Math.min(u.cacheWrite1h ?? 0, cacheWrite),
+    reasoning: Math.min(u.reasoning ?? 0, completion),
+  };
 }
 
 /** Length of the first JSON string value of `key` in `line` (escapes counted as one char). */
@@ -139,9 +178,10 @@ export class SseUsageTap {
       try {
         const u = usageOf(this.format, JSON.parse(line.slice(5)));
         if (u) {
-          if (u.prompt !== undefined) this.reported.prompt = u.prompt;
-          if (u.completion !== undefined) this.reported.completion = u.completion;
-          if (u.cached !== undefined) this.reported.cached = u.cached;
+          for (const k in u) {
+            const v = u[k as keyof Partial3];
+            if (v !== undefined) this.reported[k as keyof Partial3] = v;
+          }
           // Anthropic's message_start carries a placeholder output count; message_delta the real one
           if (this.format !== 'anthropic' || line.includes('"message_delta"')) this.final = true;
         }
@@ -166,7 +206,7 @@ export class SseUsageTap {
     const completion = this.reportedFinal
       ? this.reported.completion!
       : Math.max(this.reported.completion ?? 0, Math.ceil(this.textChars / 4));
-    return { prompt, completion, cached: Math.min(this.reported.cached ?? 0, prompt) };
+    return whole(this.reported, prompt, completion);
   }
 }
 

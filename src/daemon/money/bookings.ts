@@ -26,7 +26,8 @@ export interface KeyBudgetRef {
  * - refused: agw refused it before any upstream was contacted (402, 403, 429): a record
  *   for the request log only.
  */
-export interface Booking extends Pick<Cost, 'promptTokens' | 'completionTokens' | 'cachedTokens' | 'units' | 'rawNano' | 'customerNano'> {
+export interface Booking
+  extends Pick<Cost, 'promptTokens' | 'completionTokens' | 'cachedTokens' | 'cacheWriteTokens' | 'reasoningTokens' | 'units' | 'rawNano' | 'customerNano'> {
   /** the usage record id, also the wallet transaction's usage_id and the request id */
   id: string;
   userId: string;
@@ -63,6 +64,8 @@ export interface Booking extends Pick<Cost, 'promptTokens' | 'completionTokens' 
   latencyMs: number | null;
   ttfbMs: number | null;
   attempts: number;
+  /** the request fields the resolved provider could not honour (null: none) */
+  droppedParams: readonly string[] | null;
   /** request and answer bodies, capped and redacted (logs.bodies only): request_bodies */
   bodies?: KeptBodies;
 }
@@ -164,8 +167,9 @@ async function insertRecord(q: Queryable, b: Booking): Promise<boolean> {
   const r = await q.run(
     `INSERT INTO usage_records (id, user_id, key_id, usage_type, status, endpoint, provider_id, model, alias, project_id,
        prompt_tokens, completion_tokens, cached_tokens, units, raw_cost_nusd, customer_cost_nusd, hold_nusd, written_off_nusd,
-       http_status, answer_status, error_code, stream, latency_ms, ttfb_ms, attempts, period_start, created_at, finalized_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
+       http_status, answer_status, error_code, stream, latency_ms, ttfb_ms, attempts, period_start, created_at, finalized_at,
+       cache_write_tokens, reasoning_tokens, dropped_params)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
     [
       b.id,
       b.userId,
@@ -195,6 +199,9 @@ async function insertRecord(q: Queryable, b: Booking): Promise<boolean> {
       b.periodKey,
       b.createdAt,
       b.settledAt,
+      b.cacheWriteTokens ?? 0,
+      b.reasoningTokens ?? 0,
+      b.droppedParams?.length ? JSON.stringify(b.droppedParams) : null,
     ],
   );
   return r.changes > 0;

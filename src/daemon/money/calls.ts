@@ -55,6 +55,8 @@ export interface Reservation {
   rate: RateHeaders | null;
   /** set synchronously by the first finalize/release: a call settles once */
   settled: boolean;
+  /** request fields the resolved provider could not honour (X-Service-Dropped-Params), set by the route before it settles */
+  droppedParams?: readonly string[];
   /** request log: the bodies (logs.bodies only), the traceparent sent upstream, the span (telemetry only) */
   bodies?: CallBodies;
   traceparent?: string;
@@ -344,6 +346,8 @@ function bookingOf(ctx: AppContext, r: Reservation, s: SettleInput): Booking {
     promptTokens: c?.promptTokens ?? 0,
     completionTokens: c?.completionTokens ?? 0,
     cachedTokens: c?.cachedTokens ?? 0,
+    cacheWriteTokens: c?.cacheWriteTokens ?? 0,
+    reasoningTokens: c?.reasoningTokens ?? 0,
     units: c?.units ?? 0,
     rawNano: c?.rawNano ?? 0,
     customerNano: capped.charged,
@@ -358,6 +362,7 @@ function bookingOf(ctx: AppContext, r: Reservation, s: SettleInput): Booking {
     latencyMs: round3(done - r.startedAt),
     ttfbMs: r.firstByteAt === null ? (s.status === 'finalized' ? round3(done - r.startedAt) : null) : round3(r.firstByteAt - r.startedAt),
     attempts: r.attempts,
+    droppedParams: r.droppedParams?.length ? r.droppedParams : null,
     bodies: r.bodies ? keptBodies(ctx, r.bodies, s.err) : undefined,
   };
 }

@@ -15,6 +15,10 @@ export interface Cost {
   completionTokens: number;
   /** the part of promptTokens billed at the cached rate */
   cachedTokens: number;
+  /** the part of promptTokens written to the provider's prompt cache */
+  cacheWriteTokens: number;
+  /** the part of completionTokens spent thinking */
+  reasoningTokens: number;
   units: number;
   rawNano: number;
   customerNano: number;
@@ -71,6 +75,8 @@ export function tokenCost(config: ResolvedConfig, provider: ResolvedProvider, mo
     promptTokens: u.prompt,
     completionTokens: u.completion,
     cachedTokens: cached,
+    cacheWriteTokens: u.cacheWrite,
+    reasoningTokens: u.reasoning,
     units: 0,
     rawNano: raw,
     customerNano: Math.round(raw * provider.margin),
@@ -104,5 +110,5 @@ export function unitCharge(provider: ResolvedProvider, path: string, body: unkno
 export function unitCost(provider: ResolvedProvider, charge: UnitCharge | undefined, model: string | null): Cost {
   const units = charge?.units ?? 0;
   const raw = charge ? usdToNano(units * charge.unit.price) : 0;
-  return { model, promptTokens: 0, completionTokens: 0, cachedTokens: 0, units, rawNano: raw, customerNano: Math.round(raw * provider.margin) };
+  return { model, promptTokens: 0, completionTokens: 0, cachedTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0, units, rawNano: raw, customerNano: Math.round(raw * provider.margin) };
 }

@@ -25,10 +25,13 @@ export const CSV_COLUMNS: (keyof RequestRecordT)[] = [
   'promptTokens',
   'completionTokens',
   'cachedTokens',
+  'cacheWriteTokens',
+  'reasoningTokens',
   'cost',
   'latencyMs',
   'ttfbMs',
   'attempts',
+  'droppedParams',
 ];
 
 /**
@@ -39,6 +42,7 @@ export const CSV_COLUMNS: (keyof RequestRecordT)[] = [
 export function csvField(v: unknown): string {
   if (v === null || v === undefined) return '';
   if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+  if (Array.isArray(v)) return csvField(v.join(' '));
   let s = String(v);
   if (/^[=+\-@\t\r]/.test(s)) s = `'${s}`;
   return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;

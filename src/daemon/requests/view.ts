@@ -23,13 +23,27 @@ export function requestView(r: RequestRow, withUser = false): RequestRecordT {
     promptTokens: r.prompt_tokens,
     completionTokens: r.completion_tokens,
     cachedTokens: r.cached_tokens,
+    cacheWriteTokens: r.cache_write_tokens,
+    reasoningTokens: r.reasoning_tokens,
     cost: nanoToUsd(r.customer_cost_nusd),
     latencyMs: r.latency_ms,
     ttfbMs: r.ttfb_ms,
     attempts: r.attempts,
+    droppedParams: droppedOf(r.dropped_params),
   };
   if (withUser) v.userId = r.user_id;
   return v;
+}
+
+/** The stored JSON array of dropped parameters (null: none); anything else reads as none. */
+function droppedOf(text: string | null): string[] {
+  if (!text) return [];
+  try {
+    const v: unknown = JSON.parse(text);
+    return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
+  } catch {
+    return [];
+  }
 }
 
 export function detailView(r: RequestRow, bodies: BodiesRow | undefined, withUser = false): RequestDetailT {

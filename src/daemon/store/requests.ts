@@ -27,18 +27,22 @@ export interface RequestRow {
   prompt_tokens: number;
   completion_tokens: number;
   cached_tokens: number;
+  cache_write_tokens: number;
+  reasoning_tokens: number;
   customer_cost_nusd: number;
   latency_ms: number | null;
   ttfb_ms: number | null;
   attempts: number;
+  /** a JSON array of names, null: none */
+  dropped_params: string | null;
 }
 
 /** What agw answered; derived from the outcome for records older than the column. */
 export const ANSWER_SQL = `COALESCE(answer_status, CASE WHEN status = 'finalized' THEN 200 ELSE COALESCE(http_status, 503) END)`;
 
 const COLUMNS = `id, user_id, created_at, finalized_at, endpoint, key_id, project_id, provider_id, model, alias, stream,
-  ${ANSWER_SQL} AS answer, error_code, prompt_tokens, completion_tokens, cached_tokens, customer_cost_nusd,
-  latency_ms, ttfb_ms, attempts`;
+  ${ANSWER_SQL} AS answer, error_code, prompt_tokens, completion_tokens, cached_tokens, cache_write_tokens, reasoning_tokens,
+  customer_cost_nusd, latency_ms, ttfb_ms, attempts, dropped_params`;
 
 export interface RequestFilter {
   /** one account (null: every account; the master token only) */
@@ -204,6 +208,8 @@ function numeric(r: RequestRow): RequestRow {
     prompt_tokens: Number(r.prompt_tokens),
     completion_tokens: Number(r.completion_tokens),
     cached_tokens: Number(r.cached_tokens),
+    cache_write_tokens: Number(r.cache_write_tokens),
+    reasoning_tokens: Number(r.reasoning_tokens),
     customer_cost_nusd: Number(r.customer_cost_nusd),
     latency_ms: r.latency_ms === null ? null : Number(r.latency_ms),
     ttfb_ms: r.ttfb_ms === null ? null : Number(r.ttfb_ms),

@@ -29,10 +29,13 @@ export function activityDetailPage(user: PageUser, r: RequestDetailT, retentionD
     fact('Prompt tokens', countData(r.promptTokens), 'd-prompt'),
     fact('Completion tokens', countData(r.completionTokens), 'd-completion'),
     fact('Cached tokens', countData(r.cachedTokens)),
+    fact('Cache-write tokens', countData(r.cacheWriteTokens)),
+    fact('Reasoning tokens', countData(r.reasoningTokens)),
     fact('Cost', moneyData(r.cost), 'd-cost'),
     fact('Latency', `<data value="${r.latencyMs ?? ''}">${ms(r.latencyMs)}</data>`, 'd-latency'),
     fact('Time to first byte', `<data value="${r.ttfbMs ?? ''}">${ms(r.ttfbMs)}</data>`),
     fact('Upstreams tried', countData(r.attempts)),
+    fact('Dropped parameters', r.droppedParams.length ? r.droppedParams.map((p) => code(p)).join(' ') : '–', 'd-dropped'),
     fact('Key', code(r.keyId)),
     fact('Project', code(r.projectId)),
   ].join('');

@@ -2,7 +2,8 @@ import type { Logger } from 'pino';
 import type { PgDb } from '../../store/postgres.js';
 import { isStoreUnavailable } from '../../store/errors.js';
 import type { Booking } from '../bookings.js';
-import { bookingRecords, bookingTypeOid, storableJson } from './booking-row.js';
+import { BOOKING_TYPE, bookingRecords, bookingTypeOid, storableJson } from './booking-row.js';
+import { BOOK_FUNCTION } from './book.js';
 import { potNames } from './pots.js';
 import { monthKey, monthStart } from '../wallets.js';
 
@@ -22,7 +23,11 @@ interface Queued {
   done: (err?: unknown) => void;
 }
 
-/** Bookings per agw_book_v13 call at most. */
+/** The booking call, with the batch's kept bodies (logs.bodies) and without. */
+const BOOK_WITH_BODIES = `SELECT ${BOOK_FUNCTION}($1, $2::${BOOKING_TYPE}[], $3::jsonb, $4) AS n`;
+const BOOK = `SELECT ${BOOK_FUNCTION}($1, $2::${BOOKING_TYPE}[], NULL, $3) AS n`;
+
+/** Bookings per agw_book_v16 call at most. */
 const MAX_BATCH = 500;
 /**
  * Transient failures (deadlock, serialization, a dropped connection) are retried this
@@ -31,10 +36,10 @@ const MAX_BATCH = 500;
  */
 const RETRY_FOR_MS = 2000;
 
-/** SQLSTATE of agw_book_v13 / agw_lease_v7 when the daemon's leases were reclaimed. */
+/** SQLSTATE of agw_book_v16 / agw_lease_v7 when the daemon's leases were reclaimed. */
 export const LEASE_LOST = 'AGW01';
 /**
- * SQLSTATE of agw_book_v13 when a batch holds a booking that another transaction wrote since
+ * SQLSTATE of agw_book_v16 when a batch holds a booking that another transaction wrote since
  * it looked. A batch sent as new (p_probe false) that holds a booking already in the store (a
  * batch that committed before its answer was lost, a spooled booking booked again) fails
  * with unique_violation on usage_records_pkey instead. Either way nothing was written, and the
@@ -44,7 +49,7 @@ const BOOKED_BEFORE = 'AGW02';
 
 /**
  * Group commit of settled calls on PostgreSQL: every booking of an event-loop turn, and
- * every booking that arrives while a batch commits, goes into the next agw_book_v13 call
+ * every booking that arrives while a batch commits, goes into the next agw_book_v16 call
  * (one round trip, one transaction: postgres/book.ts). A call's promise settles once its
  * batch committed, so an answer goes out only when its booking is in the store. Under
  * load a batch holds many calls: far less than one round trip per call.
@@ -52,7 +57,7 @@ const BOOKED_BEFORE = 'AGW02';
 export class PgBatcher {
   private queue: Queued[] = [];
   private running: Promise<void> | null = null;
-  /** the store's OID of agw_booking_v7, which the binary batch names (read at the first batch) */
+  /** the store's OID of agw_booking_v16, which the binary batch names (read at the first batch) */
   private elementOid: number | null = null;
   /** counters for tests and the benchmark */
   readonly stats = { batches: 0, bookings: 0, retries: 0 };
@@ -107,7 +112,7 @@ export class PgBatcher {
 
   private async apply(epoch: string, batch: Queued[]): Promise<void> {
     const started = Date.now();
-    // a batch is new on its first try: agw_book_v13 skips looking for its bookings in the store
+    // a batch is new on its first try: agw_book_v16 skips looking for its bookings in the store
     for (let probe = false; ; probe = true) {
       try {
         this.elementOid ??= await bookingTypeOid(this.db);
@@ -115,8 +120,8 @@ export class PgBatcher {
         const bodies = batch.filter((q) => q.b.bodies).map((q) => ({ id: q.b.id, createdAt: q.b.createdAt, ...q.b.bodies }));
         if (bodies.length) {
           // logs.bodies: the kept bodies go with the batch, in the same call (a binary body's NUL as U+FFFD)
-          await this.db.call('agw_book_bodies', 'SELECT agw_book_v13($1, $2::agw_booking_v7[], $3::jsonb, $4) AS n', [epoch, rows, JSON.stringify(bodies, storableJson), probe]);
-        } else await this.db.call('agw_book', 'SELECT agw_book_v13($1, $2::agw_booking_v7[], NULL, $3) AS n', [epoch, rows, probe]);
+          await this.db.call('agw_book_bodies', BOOK_WITH_BODIES, [epoch, rows, JSON.stringify(bodies, storableJson), probe]);
+        } else await this.db.call('agw_book', BOOK, [epoch, rows, probe]);
         this.stats.batches++;
         this.stats.bookings += batch.length;
         this.committed(batch);
@@ -161,7 +166,7 @@ export function isTransient(err: unknown): boolean {
   return code === '40001' || code === '40P01' || code === '57014' || isStoreUnavailable(err);
 }
 
-/** A booking as agw_book_v13 reads it: the Booking, its place, its month, the slices it consumed. */
+/** A booking as agw_book_v16 reads it: the Booking, its place, its month, the slices it consumed. */
 function row(q: Queued, ord: number) {
   return {
     ...q.b,

@@ -1,10 +1,10 @@
 /**
- * Statement templates of agw_book_v13 (postgres/book.ts): the parts it writes more than once or in
+ * Statement templates of agw_book_v16 (postgres/book.ts): the parts it writes more than once or in
  * two variants. They name the function's variables (v_rows, v_short_ids, p_daemon, …).
  */
 
 /**
- * agw_book_v13's two rollup statements: a batch's calls as charged, added to the day's spend
+ * agw_book_v16's two rollup statements: a batch's calls as charged, added to the day's spend
  * per provider and project and per key, rows in key order. With `writtenOff`, a charge
  * counts less what its wallet could not cover (v_short_ids, v_short_amounts).
  */
@@ -92,12 +92,13 @@ export const QUOTA_ADD = `ON CONFLICT (user_id, usage_type, period_start) DO UPD
 export const USAGE_INSERT = `    INSERT INTO usage_records (id, user_id, key_id, usage_type, status, endpoint, provider_id, model, alias, project_id,
        prompt_tokens, completion_tokens, cached_tokens, units, raw_cost_nusd, customer_cost_nusd, hold_nusd, written_off_nusd,
        http_status, answer_status, error_code, stream, latency_ms, ttfb_ms, attempts, period_start, created_at, finalized_at,
-       tx_id, tx_amount_nusd, tx_allowance_nusd, tx_balance_after_nusd, tx_description)
+       tx_id, tx_amount_nusd, tx_allowance_nusd, tx_balance_after_nusd, tx_description, cache_write_tokens, reasoning_tokens, dropped_params)
     SELECT id, "userId", "keyId", "usageType", status, endpoint, "providerId", model, alias, "projectId",
        "promptTokens", "completionTokens", "cachedTokens", units,
        CASE WHEN status = 'finalized' THEN "rawNano" ELSE 0 END,
        CASE WHEN status = 'finalized' THEN "customerNano" - coalesce(x_short[ordinality::int], 0) ELSE 0 END,
        "holdNano", "writtenOffNano" + coalesce(x_short[ordinality::int], 0), "httpStatus", "answerStatus", "errorCode", CASE WHEN stream THEN 1 ELSE 0 END,
        "latencyMs", "ttfbMs", attempts, "periodKey", "createdAt", "settledAt",
-       x_tx[ordinality::int], x_amount[ordinality::int], x_allowance[ordinality::int], x_after[ordinality::int], x_description[ordinality::int]
+       x_tx[ordinality::int], x_amount[ordinality::int], x_allowance[ordinality::int], x_after[ordinality::int], x_description[ordinality::int],
+       coalesce("cacheWriteTokens", 0), coalesce("reasoningTokens", 0), "droppedParams"
       FROM unnest(v_rows) WITH ORDINALITY AS y`;

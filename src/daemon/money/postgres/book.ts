@@ -1,8 +1,12 @@
 import { QUOTA_ADD, ROLLUP_ROW, USAGE_INSERT, rollups, takeFromSlice, takeFromSlices } from './book-sql.js';
 import { CHECK_DAEMON, NOW_MS } from './functions.js';
+import { BOOKING_TYPE } from './booking-row.js';
+
+/** The booking function daemons of this version call (a change to its signature or its books is a new name). */
+export const BOOK_FUNCTION = 'agw_book_v16';
 
 /**
- * agw_book_v13: a batch of settled calls, as applyBookings (money/bookings.ts) books them on SQLite:
+ * agw_book_v16: a batch of settled calls, as applyBookings (money/bookings.ts) books them on SQLite:
  * each usage record once (a booking already in the store writes nothing), the wallets
  * debited in order (allowance first, never below zero: what a wallet cannot cover is
  * written off), quota counters and key budgets counted, the rollups added; and what the
@@ -16,19 +20,20 @@ import { CHECK_DAEMON, NOW_MS } from './functions.js';
  * in one of each, summed in the same loop (docs/performance.md, "Fifth pass", "Sixth pass"). A booking
  * of an account deleted meanwhile is dropped: the batch holds its accounts (FOR KEY SHARE)
  * once, where a foreign key checked every row (migration 10).
- * The batch comes as an agw_booking_v7[] in the daemon's order (binary: postgres/booking-row.ts),
+ * The batch comes as an agw_booking_v16[] in the daemon's order (binary: postgres/booking-row.ts),
  * and the kept bodies (logs.bodies) as JSON when there are any. With p_probe false (a batch
  * on its first try) it does not look for its bookings in the store first; the insert then
- * refuses one found there (AGW02, postgres/batches.ts). agw_book_v11 (binary, always looking),
- * agw_book_v7 and agw_book_v9 (JSON) remain for daemons of an earlier version during a
- * rolling upgrade.
+ * refuses one found there (AGW02, postgres/batches.ts). It is agw_book_v13 (migration 13, 15)
+ * with the token classes and dropped parameters of migration 16 in the usage records;
+ * agw_book_v13 and its wrappers (store/migrations/postgres/agw-book-v13.ts) remain for daemons
+ * of an earlier version during a rolling upgrade.
  */
 
 export const PG_BOOK_FUNCTION = `
-CREATE OR REPLACE FUNCTION agw_book_v13(p_daemon text, p_rows agw_booking_v7[], p_bodies jsonb DEFAULT NULL, p_probe boolean DEFAULT true)
+CREATE OR REPLACE FUNCTION ${BOOK_FUNCTION}(p_daemon text, p_rows ${BOOKING_TYPE}[], p_bodies jsonb DEFAULT NULL, p_probe boolean DEFAULT true)
     RETURNS integer LANGUAGE plpgsql AS $fn$
 DECLARE
-  v_rows agw_booking_v7[];
+  v_rows ${BOOKING_TYPE}[];
   v_users text[];
   v_budgets boolean;
   v_finalized boolean;
@@ -37,7 +42,7 @@ DECLARE
   v_old boolean;
   v_cut bigint;
   v_look boolean;
-  b agw_booking_v7;
+  b ${BOOKING_TYPE};
   i int := 0;
   v_ord int := -2147483648;
   k int;
@@ -334,20 +339,5 @@ ${rollups(true)}
   END IF;
   RETURN cardinality(v_rows);
 END
-$fn$;
-CREATE OR REPLACE FUNCTION agw_book_v11(p_daemon text, p_rows agw_booking_v7[], p_bodies jsonb DEFAULT NULL) RETURNS integer LANGUAGE plpgsql AS $fn$
-BEGIN
-  BEGIN
-    RETURN agw_book_v13(p_daemon, p_rows, p_bodies, true);
-  EXCEPTION WHEN SQLSTATE 'AGW02' THEN
-    -- a daemon of an earlier version does not know AGW02: a booking another transaction wrote
-    -- while this one looked is skipped here, as its agw_book_v11 skipped it (it has committed
-    -- by now, so the second look sees it)
-    RETURN agw_book_v13(p_daemon, p_rows, p_bodies, true);
-  END;
-END
-$fn$;
-CREATE OR REPLACE FUNCTION agw_book_v7(p_daemon text, p_bookings jsonb) RETURNS integer LANGUAGE sql AS $fn$
-  SELECT agw_book_v11(p_daemon, ARRAY(SELECT y FROM jsonb_populate_recordset(NULL::agw_booking_v7, p_bookings) AS y ORDER BY y.ord))
 $fn$;
 `;

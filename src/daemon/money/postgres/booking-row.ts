@@ -1,49 +1,60 @@
 /**
- * A booking as it travels to PostgreSQL: the composite type agw_booking_v7 (one column
+ * A booking as it travels to PostgreSQL: the composite type agw_booking_v16 (one column
  * list, from which the field order, the start-up check and the binary encoding derive),
  * and a batch of them in PostgreSQL's binary format. The function that books a batch is
- * in postgres/book.ts.
+ * in postgres/book.ts. agw_booking_v7 (migration 7) is the type of the previous version,
+ * still in the store for daemons of that version; `encoderOf` writes batches of it too.
  */
 import { StoreOpenError } from '../../store/errors.js';
 import type { Queryable } from '../../store/db.js';
 
-/** The columns of a booking as agw_book_v11 reads them (money/bookings.ts Booking, plus what postgres/batches.ts adds). */
+/** The type a batch travels as; a change to its fields is a new type (and a new booking function). */
+export const BOOKING_TYPE = 'agw_booking_v16';
+
+/**
+ * The columns of a booking as agw_book_v16 reads them (money/bookings.ts Booking, plus what
+ * postgres/batches.ts adds): agw_booking_v7's, then the token classes and the dropped
+ * parameters (migration 16).
+ */
 const BOOKING_COLUMNS = `ord int, id text, "userId" text, "keyId" text, "usageType" text, endpoint text, "providerId" text, model text,
   alias text, "projectId" text, "periodKey" text, budgets jsonb, "createdAt" bigint, status text, "httpStatus" bigint,
   "promptTokens" bigint, "completionTokens" bigint, "cachedTokens" bigint, units double precision, "rawNano" bigint,
   "customerNano" bigint, "holdNano" bigint, "writtenOffNano" bigint, "settledAt" bigint, "monthlyAllowance" bigint,
   description text, stream boolean, "answerStatus" bigint, "errorCode" text, "latencyMs" double precision,
   "ttfbMs" double precision, attempts bigint, month text, "monthStart" bigint, "leasedWallet" boolean,
-  "leasedQuota" boolean`;
+  "leasedQuota" boolean, "cacheWriteTokens" bigint, "reasoningTokens" bigint, "droppedParams" text`;
 
-/** The fields of agw_booking_v7, in the type's order (no column type has a comma). */
-export const BOOKING_FIELDS: readonly string[] = BOOKING_COLUMNS.split(',').map((c) => c.trim().split(/\s+/)[0].replace(/"/g, ''));
+/** The fields of a column list, in the type's order (no column type has a comma). */
+const fieldsOf = (columns: string): readonly string[] => columns.split(',').map((c) => c.trim().split(/\s+/)[0].replace(/"/g, ''));
+
+/** The fields of agw_booking_v16, in the type's order. */
+export const BOOKING_FIELDS: readonly string[] = fieldsOf(BOOKING_COLUMNS);
 
 /**
- * A batch's fields reach agw_booking_v7 by position (bookingRecords), so a daemon whose
+ * A batch's fields reach agw_booking_v16 by position (bookingRecords), so a daemon whose
  * column list is not the store's type would book one field as another: it refuses to
  * start instead. The type is created once (migration 7); a change to it is a new type.
  */
 export async function checkBookingType(db: Queryable): Promise<void> {
   const rows = await db.all<{ name: string }>(
     `SELECT a.attname AS name FROM pg_attribute a
-      WHERE a.attrelid = (SELECT typrelid FROM pg_type WHERE oid = to_regtype('agw_booking_v7')) AND a.attnum > 0 AND NOT a.attisdropped
+      WHERE a.attrelid = (SELECT typrelid FROM pg_type WHERE oid = to_regtype('${BOOKING_TYPE}')) AND a.attnum > 0 AND NOT a.attisdropped
       ORDER BY a.attnum`,
   );
   const store = rows.map((r) => r.name).join(', ');
   if (store !== BOOKING_FIELDS.join(', ')) {
     throw new StoreOpenError(
       'SCHEMA_MISMATCH',
-      `the store's type agw_booking_v7 has the fields (${store}), this agw books (${BOOKING_FIELDS.join(', ')})`,
+      `the store's type ${BOOKING_TYPE} has the fields (${store}), this agw books (${BOOKING_FIELDS.join(', ')})`,
       'this agw build does not match the schema it finds: run the agw version that migrated the store, or report it as a bug',
     );
   }
 }
 
-/** The store's OID of agw_booking_v7, which a binary batch names (bookingRecords). */
-export async function bookingTypeOid(db: Queryable): Promise<number> {
-  const row = await db.get<{ oid: number | string | null }>("SELECT to_regtype('agw_booking_v7')::oid AS oid");
-  if (!row?.oid) throw new StoreOpenError('SCHEMA_MISMATCH', 'the store has no type agw_booking_v7', 'run `agw serve` once to migrate the store');
+/** The store's OID of a booking type (default agw_booking_v16), which a binary batch names (bookingRecords). */
+export async function bookingTypeOid(db: Queryable, type = BOOKING_TYPE): Promise<number> {
+  const row = await db.get<{ oid: number | string | null }>(`SELECT to_regtype('${type}')::oid AS oid`);
+  if (!row?.oid) throw new StoreOpenError('SCHEMA_MISMATCH', `the store has no type ${type}`, 'run `agw serve` once to migrate the store');
   return Number(row.oid);
 }
 
@@ -56,17 +67,18 @@ const UNSTORABLE = /\0|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\
 /** A JSON.stringify replacer for what goes to jsonb: each unstorable character as U+FFFD. */
 export const storableJson = (_k: string, x: unknown) => (typeof x === 'string' ? x.replace(UNSTORABLE, '\uFFFD') : x);
 
-/** How each field of agw_booking_v7 goes in PostgreSQL's binary format: its type's OID and writer. */
+/** How each field of a booking type goes in PostgreSQL's binary format: its type's OID and writer. */
 type Kind = 'int4' | 'int8' | 'float8' | 'bool' | 'text' | 'jsonb';
 const KINDS: Record<string, Kind> = { int: 'int4', bigint: 'int8', 'double precision': 'float8', boolean: 'bool', text: 'text', jsonb: 'jsonb' };
 const OIDS: Record<Kind, number> = { int4: 23, int8: 20, float8: 701, bool: 16, text: 25, jsonb: 3802 };
-/** The kind of each field, in BOOKING_FIELDS' order, from the same column list. */
-const BOOKING_KINDS: readonly Kind[] = BOOKING_COLUMNS.split(',').map((c) => {
-  const type = c.trim().replace(/^\S+\s+/, '');
-  const kind = KINDS[type];
-  if (!kind) throw new Error(`agw_booking_v7: no binary writer for ${type}`);
-  return kind;
-});
+/** The kind of each field of a column list, in its order. */
+const kindsOf = (columns: string): readonly Kind[] =>
+  columns.split(',').map((c) => {
+    const type = c.trim().replace(/^\S+\s+/, '');
+    const kind = KINDS[type];
+    if (!kind) throw new Error(`booking type: no binary writer for ${type}`);
+    return kind;
+  });
 
 /** A text or jsonb field's characters (jsonb: its JSON text), a NUL as U+FFFD (a lone surrogate becomes one as UTF-8). */
 function chars(v: unknown, kind: Kind): string {
@@ -108,15 +120,24 @@ function utf8(t: string, o: number): number {
 }
 
 /**
- * A batch as an agw_booking_v7[] in PostgreSQL's binary format (array_recv of record_recv):
+ * A batch as an agw_booking_v16[] in PostgreSQL's binary format (array_recv of record_recv):
  * PostgreSQL reads each field with its type's receive function instead of scanning text
  * character by character and unescaping it (docs/performance.md). `elementOid` is the
- * store's OID of agw_booking_v7 (bookingTypeOid). A model name or a description is the
+ * store's OID of agw_booking_v16 (bookingTypeOid). A model name or a description is the
  * caller's text: as bytes with a length, it needs no quoting. A field that does not fit
  * its column (a fraction in a bigint) throws: the booking is refused, as PostgreSQL
  * refused the same text.
  */
-export function bookingRecords(rows: readonly Record<string, unknown>[], elementOid: number): Buffer {
+export const bookingRecords = encoderOf(BOOKING_COLUMNS);
+
+/** The binary batch writer of a booking type's column list (agw_booking_v16's above; tests write agw_booking_v7's). */
+export function encoderOf(columns: string): (rows: readonly Record<string, unknown>[], elementOid: number) => Buffer {
+  const fields = fieldsOf(columns);
+  const kinds = kindsOf(columns);
+  return (rows, elementOid) => encode(rows, elementOid, fields, kinds);
+}
+
+function encode(rows: readonly Record<string, unknown>[], elementOid: number, BOOKING_FIELDS: readonly string[], BOOKING_KINDS: readonly Kind[]): Buffer {
   const n = BOOKING_FIELDS.length;
   room(0, 20);
   view.setInt32(0, 1); // one dimension
@@ -185,5 +206,5 @@ export function bookingRecords(rows: readonly Record<string, unknown>[], element
   return Buffer.from(scratch.subarray(0, o)); // a copy: the scratch is the next batch's
 }
 
-/** The type a batch travels as (migration 7); a change to its fields is a new type. */
-export const PG_BOOK_TYPE = `CREATE TYPE agw_booking_v7 AS (${BOOKING_COLUMNS});`;
+/** The type a batch travels as (migration 16); a change to its fields is a new type. */
+export const PG_BOOK_TYPE = `CREATE TYPE ${BOOKING_TYPE} AS (${BOOKING_COLUMNS});`;

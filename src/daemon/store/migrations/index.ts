@@ -22,6 +22,8 @@ import { SCHEMA_PG_V12_BOOK } from './postgres/v12-book.js';
 import { SCHEMA_PG_V13_USAGE_DEBIT } from './postgres/v13-usage-debit.js';
 import { SCHEMA_PG_V14_USAGE_DEBIT_INDEX } from './postgres/v14-usage-debit-index.js';
 import { SCHEMA_PG_V15_BOOK } from './postgres/v15-book.js';
+import { SCHEMA_V16_TOKEN_CLASSES } from './sqlite/v16-token-classes.js';
+import { SCHEMA_PG_V16_TOKEN_CLASSES } from './postgres/v16-token-classes.js';
 
 export interface Migration {
   version: number;
@@ -47,6 +49,7 @@ export const MIGRATIONS: Migration[] = [
   { version: 13, name: 'a call\'s wallet debit in its usage record (PostgreSQL)', sqlite: '', postgres: SCHEMA_PG_V13_USAGE_DEBIT },
   { version: 14, name: 'the index of the debits in usage records (PostgreSQL)', sqlite: '', postgres: SCHEMA_PG_V14_USAGE_DEBIT_INDEX },
   { version: 15, name: "bookings: a hot account's rollups without a join (PostgreSQL)", sqlite: '', postgres: SCHEMA_PG_V15_BOOK },
+  { version: 16, name: 'token classes and dropped parameters in the request log', sqlite: SCHEMA_V16_TOKEN_CLASSES, postgres: SCHEMA_PG_V16_TOKEN_CLASSES },
 ];
 
 export const SCHEMA_VERSION = Math.max(...MIGRATIONS.map((m) => m.version));

@@ -1,4 +1,3 @@
-import { PG_BOOK_TYPE } from '../../../money/postgres/booking-row.js';
 import { PG_MONEY_FUNCTIONS } from '../../../money/postgres/functions.js';
 
 /**
@@ -9,6 +8,15 @@ import { PG_MONEY_FUNCTIONS } from '../../../money/postgres/functions.js';
  * The booking function itself is installed by migration 13 (money/pg-book.ts): a migration
  * installs only code that runs on the schema as it leaves it.
  */
+/** The fields of agw_booking_v7, the type batches travel as until migration 16 (agw_booking_v16). */
+export const BOOKING_V7_COLUMNS = `ord int, id text, "userId" text, "keyId" text, "usageType" text, endpoint text, "providerId" text, model text,
+  alias text, "projectId" text, "periodKey" text, budgets jsonb, "createdAt" bigint, status text, "httpStatus" bigint,
+  "promptTokens" bigint, "completionTokens" bigint, "cachedTokens" bigint, units double precision, "rawNano" bigint,
+  "customerNano" bigint, "holdNano" bigint, "writtenOffNano" bigint, "settledAt" bigint, "monthlyAllowance" bigint,
+  description text, stream boolean, "answerStatus" bigint, "errorCode" text, "latencyMs" double precision,
+  "ttfbMs" double precision, attempts bigint, month text, "monthStart" bigint, "leasedWallet" boolean,
+  "leasedQuota" boolean`;
+
 export const SCHEMA_PG_V7_MONEY = `
 ALTER TABLE usage_records ADD COLUMN key_id TEXT;
 ALTER TABLE usage_records ADD COLUMN stream BIGINT NOT NULL DEFAULT 0;
@@ -78,5 +86,5 @@ CREATE TRIGGER agw_changed AFTER INSERT OR UPDATE OR DELETE ON org_members FOR E
 CREATE TRIGGER agw_changed AFTER INSERT OR UPDATE OR DELETE ON quota_overrides FOR EACH ROW EXECUTE FUNCTION agw_changed_v7();
 CREATE TRIGGER agw_changed AFTER UPDATE OF unlimited ON wallets FOR EACH ROW WHEN (OLD.unlimited IS DISTINCT FROM NEW.unlimited) EXECUTE FUNCTION agw_changed_v7();
 ${PG_MONEY_FUNCTIONS}
-${PG_BOOK_TYPE}
+CREATE TYPE agw_booking_v7 AS (${BOOKING_V7_COLUMNS});
 `;

@@ -1,4 +1,4 @@
-import { PG_BOOK_FUNCTION } from '../../../money/postgres/book.js';
+import { AGW_BOOK_V13 } from './agw-book-v13.js';
 
 /**
  * Version 13 for PostgreSQL (issue #16): a call's wallet debit is written as columns of its
@@ -61,5 +61,5 @@ BEGIN
   RETURN NULL;
 END
 $fn$;
-${PG_BOOK_FUNCTION}
+${AGW_BOOK_V13}
 `;

@@ -1,4 +1,4 @@
-import { PG_BOOK_FUNCTION } from '../../../money/postgres/book.js';
+import { AGW_BOOK_V13 } from './agw-book-v13.js';
 
 /**
  * Version 15 for PostgreSQL (issue #16): agw_book_v13, same signature and same books, with
@@ -9,4 +9,4 @@ import { PG_BOOK_FUNCTION } from '../../../money/postgres/book.js';
  * its own, like this one (test/pg/store.test.ts holds the text to it). SQLite has nothing to
  * change.
  */
-export const SCHEMA_PG_V15_BOOK = PG_BOOK_FUNCTION;
+export const SCHEMA_PG_V15_BOOK = AGW_BOOK_V13;
