@@ -17,7 +17,8 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { benchBooking, seedBackground, seedBooking } from './pg.js';
 import { openAndMigrate } from '../dist/daemon/store/open.js';
-import { bookingRecords, bookingTypeOid } from '../dist/daemon/money/postgres/booking-row.js';
+import { BOOKING_TYPE, bookingRecords, bookingTypeOid } from '../dist/daemon/money/postgres/booking-row.js';
+import { BOOK_FUNCTION } from '../dist/daemon/money/postgres/book.js';
 import { quotaPeriod } from '../dist/daemon/money/quotas.js';
 import { monthKey, monthStart } from '../dist/daemon/money/wallets.js';
 
@@ -68,10 +69,9 @@ try {
   await seedBackground(c, Number(a.background ?? 0), now);
   if (a.sql) await c.query(readFileSync(a.sql, 'utf8'));
   // every batch of every run, with ids of its own (a booking already in the store books nothing)
-  // the function the daemon calls (agw_book_v11 before migration 13: comparisons with an earlier build)
-  const v13 = (await c.query("SELECT to_regproc('agw_book_v13') IS NOT NULL AS v13")).rows[0].v13;
-  const book = v13 ? `agw_book_v13('${daemon}', rows, NULL, false)` : `agw_book_v11('${daemon}', rows)`;
-  await c.query('CREATE TABLE cg_batches (n int PRIMARY KEY, rows agw_booking_v7[])');
+  // the function the daemon of this build calls, over its booking type
+  const book = `${BOOK_FUNCTION}('${daemon}', rows, NULL, false)`;
+  await c.query(`CREATE TABLE cg_batches (n int PRIMARY KEY, rows ${BOOKING_TYPE}[])`);
   await c.query('ALTER TABLE cg_batches ALTER COLUMN rows SET STORAGE EXTERNAL'); // no decompression counted
   let n = 0;
   let seq = 0;
@@ -84,7 +84,7 @@ try {
           ...benchBooking(users[ord % users.length], `use_cg${(++seq).toString(36).padStart(8, '0')}`, quotaPeriod(now).key, now),
           ord, month: monthKey(now), monthStart: monthStart(now), leasedWallet: true, leasedQuota: true,
         }));
-        await c.query('INSERT INTO cg_batches (n, rows) VALUES ($1, $2::agw_booking_v7[])', [++n, bookingRecords(rows, oid)]);
+        await c.query(`INSERT INTO cg_batches (n, rows) VALUES ($1, $2::${BOOKING_TYPE}[])`, [++n, bookingRecords(rows, oid)]);
       }
       plan.push({ batch: b, count, first });
     }
