@@ -1,28 +1,15 @@
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { SqliteDb } from '../sqlite.js';
 import { openAndMigrate } from '../open.js';
 import { MIGRATIONS, migrate } from './index.js';
 import type { Db } from '../db.js';
-import { createTestDatabase, type TestDatabase } from '../../../../test/helpers/pg.js';
+import { createTestDatabase } from '../../../../test/helpers/pg.js';
 
 /**
  * The two dialects of every migration side by side: sqlite/vNN-*.ts and postgres/vNN-*.ts
  * must build the same tables, columns and indexes. Needs the test PostgreSQL (AGW_TEST_PG,
  * default 127.0.0.1:5432); runs in the `other` project.
  */
-let tdb: TestDatabase;
-let db: Db;
-
-beforeAll(async () => {
-  tdb = await createTestDatabase({ migrated: false });
-  db = (await openAndMigrate({ store: tdb.url, dataDir: '/nonexistent' })).db;
-});
-
-afterAll(async () => {
-  await db?.close();
-  await tdb?.drop();
-});
-
 type Col = { table: string; column: string; kind: string; notnull: boolean };
 
 async function sqliteSchema(): Promise<{ cols: Col[]; indexes: string[] }> {
@@ -41,7 +28,7 @@ async function sqliteSchema(): Promise<{ cols: Col[]; indexes: string[] }> {
   };
 }
 
-async function pgSchema(): Promise<{ cols: Col[]; indexes: string[] }> {
+async function pgSchema(db: Db): Promise<{ cols: Col[]; indexes: string[] }> {
   const kinds: Record<string, string> = { bigint: 'int', integer: 'int', text: 'text', citext: 'text', 'double precision': 'real', bytea: 'bytes' };
   const cols = await db.all<{ table: string; column: string; type: string; udt: string; nullable: string }>(
     `SELECT table_name AS "table", column_name AS "column", data_type AS type, udt_name AS udt, is_nullable AS nullable
@@ -67,7 +54,13 @@ const byKey = (a: Col, b: Col) => `${a.table}.${a.column}`.localeCompare(`${b.ta
 describe('the migrations of both dialects', () => {
   test('every migration has a PostgreSQL twin and both dialects build the same tables, columns and indexes', async () => {
     for (const m of MIGRATIONS) expect(m.postgres.trim(), `migration ${m.version}`).not.toBe('');
-    const [lite, pg] = await Promise.all([sqliteSchema(), pgSchema()]);
+    // an empty database that every PostgreSQL migration runs on, as `agw serve` would
+    const fresh = await createTestDatabase({ migrated: false });
+    const { db } = await openAndMigrate({ store: fresh.url, dataDir: '/nonexistent' });
+    const [lite, pg] = await Promise.all([sqliteSchema(), pgSchema(db)]).finally(async () => {
+      await db.close();
+      await fresh.drop();
+    });
     // PostgreSQL's one difference (migration 13): a call's wallet debit is columns of its usage
     // record, wallet_transactions a view with SQLite's columns over them and the other
     // transactions (the table wallet_entries, SQLite's wallet_transactions renamed)
