@@ -3,7 +3,8 @@ import { defineConfig } from 'vitest/config';
 /**
  * The test matrix: the API suites (they start real daemons through test/helpers/daemon.ts)
  * run once per store backend, SQLite and PostgreSQL (AGW_TEST_STORE=postgres gives each
- * daemon a fresh database of its own); everything else runs once.
+ * daemon a fresh database of its own); everything else runs once, the tests kept beside
+ * their code under src/ (the migrations' parity test) included.
  * `npx vitest run --project sqlite|postgres|other` picks one leg.
  */
 const MATRIX = ['test/api/**/*.test.ts', 'test/foundation/**/*.test.ts'];
@@ -22,7 +23,7 @@ export default defineConfig({
       // than a minute of the run
       { extends: true, test: { name: 'sqlite', include: MATRIX, exclude: STORE_FREE, isolate: false, env: { AGW_TEST_STORE: 'sqlite' } } },
       { extends: true, test: { name: 'postgres', include: MATRIX, exclude: STORE_FREE, isolate: false, env: { AGW_TEST_STORE: 'postgres' } } },
-      { extends: true, test: { name: 'other', include: ['test/**/*.test.ts'], exclude: MATRIX } },
+      { extends: true, test: { name: 'other', include: ['test/**/*.test.ts', 'src/**/*.test.ts'], exclude: MATRIX } },
       { extends: true, test: { name: 'once', include: STORE_FREE } },
     ],
   },

@@ -1,7 +1,7 @@
 // What booking a batch of settled calls costs PostgreSQL, without the gateway around it
 // (issue #16): a fresh database with agw's schema, a daemon row and its slices, then
 // `--clients` connections each booking batches of `--batch` calls for `--seconds` through
-// the same function and payload the daemon uses (money/pg-batch.ts). Prints PostgreSQL
+// the same function and payload the daemon uses (money/postgres/batches.ts). Prints PostgreSQL
 // CPU (every server process, WAL writer included), WAL bytes and wall time per booked call.
 // `npm run build && node bench/pg-book.js [--batch 20] [--clients 2] [--users 1] [--seconds 5] [--json]`
 import { readFileSync, mkdtempSync, rmSync } from 'node:fs';

@@ -43,7 +43,7 @@ function table(header, rows) {
   return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
 }
 
-/** The human report (also the block pasted into docs/performance.md). */
+/** The human report (docs/performance.md quotes its figures). */
 export function formatReport(r) {
   const out = [];
   const m = r.machine;

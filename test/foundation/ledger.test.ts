@@ -12,7 +12,7 @@ import { runCli, spawnServe } from '../helpers/cli.js';
 import { OPENAI_KEY, quotaUsed, startGatewayFixture, usageRecords, usageTransactions } from '../helpers/gateway-fixture.js';
 
 /**
- * The SQLite daemon books gateway calls through a journal (money/sqlite-ledger.ts): one line
+ * The SQLite daemon books gateway calls through a journal (money/sqlite/ledger.ts): one line
  * appended before the answer goes out, applied to the store in batches after. These tests
  * kill the daemon, hand it a journal left by a crash, run a second daemon on the same
  * directory, change the store from `agw admin` processes while it runs, and take the

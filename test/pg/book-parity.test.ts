@@ -15,7 +15,7 @@ import { createTestDatabase, type TestDatabase } from '../helpers/pg.js';
 
 /**
  * One set of booking rules, two implementations: SQLite applies a batch with
- * applyBookings (money/bookings.ts), PostgreSQL with agw_book_v11 (money/pg-book.ts,
+ * applyBookings (money/bookings.ts), PostgreSQL with agw_book_v11 (money/postgres/book.ts,
  * one round trip). The same bookings must give the same books on both: records, wallet
  * transactions (allowance first, a new allowance at a month's start, balance after each,
  * a charge the wallet cannot cover written off), quota counters, key budgets and both

@@ -13,7 +13,7 @@ import { PgRelay } from '../helpers/pg-relay.js';
  * A streamed call is served before its booking. When PostgreSQL is out of reach at its
  * end for longer than a batch retries (2 s), the booking goes to a spool file in the data
  * directory, synced before the stream ends, and is booked once PostgreSQL is back: the
- * call is billed once, never for free (money/pg-spool.ts).
+ * call is billed once, never for free (money/postgres/spool.ts).
  */
 let tdb: TestDatabase;
 let relay: PgRelay;

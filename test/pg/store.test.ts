@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { SqliteDb } from '../../src/daemon/store/sqlite.js';
 import { PgDb } from '../../src/daemon/store/postgres.js';
 import { openAndMigrate } from '../../src/daemon/store/open.js';
 import { MIGRATIONS, SCHEMA_VERSION, migrate } from '../../src/daemon/store/migrations/index.js';
@@ -13,7 +12,8 @@ import { AGW_BOOK_V13 } from '../../src/daemon/store/migrations/postgres/agw-boo
 
 /**
  * The PostgreSQL store on its own: migrations (once, in parallel, refused when too new),
- * the same schema as SQLite, value types, transactions and the row lock in debit.
+ * value types, transactions and the row lock in debit. That both dialects build the same
+ * schema is src/daemon/store/migrations/parity.test.ts.
  */
 let tdb: TestDatabase;
 let db: Db;
@@ -28,65 +28,7 @@ afterAll(async () => {
   await tdb?.drop();
 });
 
-type Col = { table: string; column: string; kind: string; notnull: boolean };
-
-async function sqliteSchema(): Promise<{ cols: Col[]; indexes: string[] }> {
-  const s = new SqliteDb(':memory:');
-  await migrate(s);
-  const kinds: Record<string, string> = { INTEGER: 'int', BIGINT: 'int', TEXT: 'text', REAL: 'real', BLOB: 'bytes' };
-  const cols = await s.all<{ table: string; column: string; type: string; notnull: number; pk: number }>(
-    `SELECT m.name AS "table", c.name AS "column", c.type AS type, c."notnull" AS "notnull", c.pk AS pk
-       FROM sqlite_master m, pragma_table_info(m.name) c WHERE m.type = 'table' AND m.name NOT LIKE 'sqlite_%'`,
-  );
-  const idx = await s.all<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'index' AND name NOT LIKE 'sqlite_autoindex%'");
-  await s.close();
-  return {
-    cols: cols.map((c) => ({ table: c.table, column: c.column, kind: kinds[c.type] ?? c.type, notnull: c.notnull === 1 || c.pk > 0 })),
-    indexes: idx.map((i) => i.name),
-  };
-}
-
-async function pgSchema(): Promise<{ cols: Col[]; indexes: string[] }> {
-  const kinds: Record<string, string> = { bigint: 'int', integer: 'int', text: 'text', citext: 'text', 'double precision': 'real', bytea: 'bytes' };
-  const cols = await db.all<{ table: string; column: string; type: string; udt: string; nullable: string }>(
-    `SELECT table_name AS "table", column_name AS "column", data_type AS type, udt_name AS udt, is_nullable AS nullable
-       FROM information_schema.columns WHERE table_schema = current_schema()`,
-  );
-  const idx = await db.all<{ name: string }>(
-    `SELECT i.relname AS name FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid JOIN pg_namespace n ON n.oid = i.relnamespace
-      WHERE n.nspname = current_schema() AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = x.indexrelid)`,
-  );
-  return {
-    cols: cols.map((c) => ({
-      table: c.table,
-      column: c.column,
-      kind: kinds[c.type] ?? kinds[c.udt] ?? c.type,
-      notnull: c.nullable === 'NO',
-    })),
-    indexes: idx.map((i) => i.name),
-  };
-}
-
-const byKey = (a: Col, b: Col) => `${a.table}.${a.column}`.localeCompare(`${b.table}.${b.column}`);
-
 describe('PostgreSQL store', () => {
-  test('every migration has a PostgreSQL twin and both dialects build the same tables, columns and indexes', async () => {
-    for (const m of MIGRATIONS) expect(m.postgres.trim(), `migration ${m.version}`).not.toBe('');
-    const [lite, pg] = await Promise.all([sqliteSchema(), pgSchema()]);
-    // PostgreSQL's one difference (migration 13): a call's wallet debit is columns of its usage
-    // record, wallet_transactions a view with SQLite's columns over them and the other
-    // transactions (the table wallet_entries, SQLite's wallet_transactions renamed)
-    const shape = (cols: Col[], table: string) => cols.filter((c) => c.table === table).map((c) => `${c.column}:${c.kind}`).sort();
-    expect(shape(pg.cols, 'wallet_transactions')).toEqual(shape(lite.cols, 'wallet_transactions'));
-    const debit = pg.cols.filter((c) => c.table === 'usage_records' && c.column.startsWith('tx_'));
-    expect(debit.map((c) => c.column).sort()).toEqual(['tx_allowance_nusd', 'tx_amount_nusd', 'tx_balance_after_nusd', 'tx_description', 'tx_id']);
-    const twin = pg.cols
-      .filter((c) => c.table !== 'wallet_transactions' && !debit.includes(c))
-      .map((c) => (c.table === 'wallet_entries' ? { ...c, table: 'wallet_transactions' } : c));
-    expect(twin.sort(byKey)).toEqual(lite.cols.sort(byKey));
-    expect(pg.indexes.filter((i) => i !== 'usage_wallet_tx').sort()).toEqual(lite.indexes.sort());
-  });
-
   test('migrations apply once: a second open applies nothing, three parallel opens of a fresh database apply each version once', async () => {
     expect((await migrate(db)).applied).toEqual([]);
     const fresh = await createTestDatabase({ migrated: false });

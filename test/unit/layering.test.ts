@@ -1,4 +1,4 @@
-import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, test } from 'vitest';
 
@@ -102,5 +102,54 @@ describe('the layering of src/', () => {
   test('the check itself sees a break: a store module importing a route would be reported', () => {
     expect(layerOf('src/daemon/store/users.ts')).toBeGreaterThan(layerOf('src/daemon/routes/keys.ts'));
     expect(allowed('src/daemon/store/users.ts', 'src/daemon/routes/keys.ts')).toBe(false);
+  });
+});
+
+/**
+ * Every folder under src/ opens with a README.md: what lives there (each of its files by
+ * name), its layer (a line `Layer: **name** …`, as LAYERS above places its files) and where
+ * the neighbouring concerns are. src/README.md draws the whole house. A file added, renamed
+ * or removed without its README fails here.
+ */
+describe('the READMEs of src/', () => {
+  const dirs = (function walk(dir: string): string[] {
+    return [dir, ...readdirSync(join(ROOT, dir)).filter((n) => statSync(join(ROOT, dir, n)).isDirectory()).flatMap((n) => walk(`${dir}/${n}`))];
+  })('src');
+  const filesIn = (dir: string) => readdirSync(join(ROOT, dir)).filter((n) => /\.tsx?$/.test(n) && statSync(join(ROOT, dir, n)).isFile());
+  const readme = (dir: string) => readFileSync(join(ROOT, dir, 'README.md'), 'utf8');
+  /** `name.ts` written on its own (not `money/name.ts`, which names another folder's file) */
+  const bareNames = (text: string) => [...text.matchAll(/(?<![\w./*-])([\w-]+(?:\.[\w-]+)*\.tsx?)(?![\w.-])/g)].map((m) => m[1]);
+
+  test('every folder has a README.md: 5 to 25 lines, src/README.md (the map) up to 60', () => {
+    const missing = dirs.filter((d) => !existsSync(join(ROOT, d, 'README.md')));
+    expect(missing).toEqual([]);
+    const sized = dirs.map((d) => ({ d, lines: readme(d).trimEnd().split('\n').length })).filter(({ d, lines }) => lines < 5 || lines > (d === 'src' ? 60 : 25));
+    expect(sized).toEqual([]);
+  });
+
+  test("each README names every .ts/.tsx file of its folder, and no file the folder does not hold", () => {
+    const drift: string[] = [];
+    for (const d of dirs) {
+      const files = filesIn(d);
+      const named = new Set(bareNames(readme(d)));
+      for (const f of files) if (!named.has(f)) drift.push(`${d}/README.md does not name ${f}`);
+      for (const n of named) if (!files.includes(n)) drift.push(`${d}/README.md names ${n}, which is not in ${d}/ (name a file of another folder with its folder: <folder>/${n})`);
+    }
+    expect(drift).toEqual([]);
+  });
+
+  test("each README's Layer line names the layer of every file in its folder", () => {
+    const wrong: string[] = [];
+    for (const d of dirs) {
+      const layers = new Set(filesIn(d).filter((f) => !/\.test\.tsx?$/.test(f)).map((f) => LAYERS[layerOf(`${d}/${f}`)]?.name));
+      if (layers.size === 0) continue;
+      const line = readme(d).split('\n').find((l) => l.startsWith('Layer:'));
+      for (const l of layers) if (!line?.includes(`**${l}**`)) wrong.push(`${d}/README.md: no "Layer: **${l}**"`);
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  test('the check itself sees drift: a bare name counts, one behind a folder does not', () => {
+    expect(bareNames('- `engine.ts`: the interface; `sqlite/ledger.ts` and money/calls.ts elsewhere; vNN-*.ts')).toEqual(['engine.ts']);
   });
 });

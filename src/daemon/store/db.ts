@@ -36,7 +36,7 @@ export interface Db extends Queryable {
   close(): Promise<void>;
   /**
    * Reads for the gateway's hot path that need not wait for booked calls to be applied
-   * (SQLite's ledger, money/sqlite-ledger.ts): only for tables a booking never writes (keys,
+   * (SQLite's ledger, money/sqlite/ledger.ts): only for tables a booking never writes (keys,
    * users, organizations). Absent = the Db itself.
    */
   readonly hot?: Queryable;

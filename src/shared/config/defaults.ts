@@ -146,7 +146,7 @@ export const DEFAULT_GATEWAY = {
   reservationTtlMs: 15 * 60_000,
   /**
    * PostgreSQL: a daemon's budget leases are returned this long after its last heartbeat
-   * (it heartbeats every fifth of it; money/pg-engine.ts). The bound on how long a killed
+   * (it heartbeats every fifth of it; money/postgres/engine.ts). The bound on how long a killed
    * daemon's unused funds and units stay out of reach.
    */
   leaseTtlMs: 10_000,

@@ -29,7 +29,7 @@ export interface Migration {
   version: number;
   name: string;
   sqlite: string;
-  /** The same change for PostgreSQL (schema-pg-vN-*.ts): same tables, columns and indexes. */
+  /** The same change for PostgreSQL (migrations/postgres/vNN-*.ts): same tables, columns and indexes. */
   postgres: string;
 }
 

@@ -2,10 +2,10 @@ import { PG_MONEY_FUNCTIONS } from '../../../money/postgres/functions.js';
 
 /**
  * Version 7 for PostgreSQL: the twin of migrations/sqlite/v07-money.ts, plus the lease engine's
- * functions (money/pg-functions.ts) and the triggers that tell daemons when a key, a
+ * functions (money/postgres/functions.ts) and the triggers that tell daemons when a key, a
  * tier, an organization, a quota override or a wallet's unlimited flag changed, so the
  * copies they keep in memory follow at once (channel agw_changed, payload a user id or '*').
- * The booking function itself is installed by migration 13 (money/pg-book.ts): a migration
+ * The booking function itself is installed by migration 13 (money/postgres/book.ts): a migration
  * installs only code that runs on the schema as it leaves it.
  */
 /** The fields of agw_booking_v7, the type batches travel as until migration 16 (agw_booking_v16). */

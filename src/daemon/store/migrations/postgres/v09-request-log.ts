@@ -1,6 +1,6 @@
 /**
  * Version 9 for PostgreSQL: the twin of migrations/sqlite/v09-request-log.ts (request log indexes,
- * bodies, pruning mark), and agw_book_v9: agw_book_v7 (money/pg-book.ts) plus the
+ * bodies, pruning mark), and agw_book_v9: agw_book_v7 (money/postgres/book.ts) plus the
  * batch's kept bodies (logs.bodies) in the same call, so bodies add no round trip either.
  */
 export const SCHEMA_PG_V9_REQUEST_LOG = `

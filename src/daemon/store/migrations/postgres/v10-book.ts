@@ -1,7 +1,7 @@
 /**
  * Version 10 for PostgreSQL (issue #16): usage_records and wallet_transactions lose their
  * foreign key to users. Its check ran once per row, two per booked call, each a query
- * and a row lock. agw_book_v7 (money/pg-book.ts) now holds each account of a batch
+ * and a row lock. agw_book_v7 (money/postgres/book.ts) now holds each account of a batch
  * against deletion once (FOR KEY SHARE, the lock the checks took) and drops the bookings
  * of an account that is gone; a trigger deletes an account's records and transactions
  * with it, as ON DELETE CASCADE did. The other writers of wallet_transactions lock the

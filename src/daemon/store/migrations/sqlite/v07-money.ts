@@ -6,7 +6,7 @@
  *   the upstreams tried, the hold its admission took and what was written off (cost the
  *   provider reported beyond the hold: never charged).
  * - wallets.leased_nusd, quota_counters.leased: what daemons on a shared PostgreSQL have
- *   taken in slices (budget leases, money/pg-*.ts); always 0 on SQLite, whose one daemon
+ *   taken in slices (budget leases, money/postgres/); always 0 on SQLite, whose one daemon
  *   admits against the store itself.
  * - key_spend: what each key spent per budget period (day, week, month or 'total').
  * - spend_key_daily: the daily spend rollup per key (the spend summary's byKey).
