@@ -91,13 +91,7 @@ export function load(path: string): Fixture {
   }
   const events = header.events === 'named' ? 'named' : 'data';
   const source = need(rel, header.source, '# source:');
-  const wire = payloads
-    .map((p) => {
-      if (typeof p === 'string') return `data: ${p}\n\n`;
-      const name = events === 'named' ? `event: ${String((p as { type?: unknown }).type)}\n` : '';
-      return `${name}data: ${JSON.stringify(p)}\n\n`;
-    })
-    .join('');
+  const wire = renderSse(events, payloads);
   return {
     kind: 'sse',
     path: rel,
@@ -108,6 +102,17 @@ export function load(path: string): Fixture {
     payloads,
     wire,
   };
+}
+
+/** A stream as the provider sends it: `event: <payload.type>` lines when its events are named. */
+export function renderSse(events: 'named' | 'data', payloads: unknown[]): string {
+  return payloads
+    .map((p) => {
+      if (typeof p === 'string') return `data: ${p}\n\n`;
+      const name = events === 'named' ? `event: ${String((p as { type?: unknown }).type)}\n` : '';
+      return `${name}data: ${JSON.stringify(p)}\n\n`;
+    })
+    .join('');
 }
 
 export function loadJson(path: string): JsonFixture {
