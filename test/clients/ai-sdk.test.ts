@@ -12,7 +12,7 @@ import { loop, startTarget, type ClientTarget } from './target.js';
  */
 const call = { name: 'get_weather', input: { city: 'Paris' } };
 const final = (r: string) => `Forecast: ${r}`;
-const targets = { mock: await startTarget('mock', call, final), agw: await startTarget('agw', call, final) };
+const targets = { mock: await startTarget('mock', call, final), proxy: await startTarget('proxy', call, final), agw: await startTarget('agw', call, final) };
 afterAll(() => Promise.all(Object.values(targets).map((t) => t.close())));
 
 const tools = {

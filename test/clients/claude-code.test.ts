@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -12,7 +12,12 @@ import { loop, startTarget, type ClientTarget } from './target.js';
  * `--allowedTools Read` because permissions cannot be skipped as root; a temporary HOME so
  * nothing of the machine's own configuration is read or written.
  */
-const CLAUDE = join(process.cwd(), 'node_modules', '.bin', 'claude');
+/**
+ * The native binary from the per-platform package (what the wrapper's postinstall links
+ * to node_modules/.bin/claude); the wrapper's bin when that package is not where we look.
+ */
+const platformBin = join(process.cwd(), 'node_modules', '@anthropic-ai', `claude-code-${process.platform}-${process.arch}`, 'claude');
+const CLAUDE = existsSync(platformBin) ? platformBin : join(process.cwd(), 'node_modules', '.bin', 'claude');
 const work = mkdtempSync(join(tmpdir(), 'agw-claude-code-'));
 const note = join(work, 'note.txt');
 writeFileSync(note, 'the password is periwinkle-42\n');
@@ -61,7 +66,8 @@ function claude(t: ClientTarget): Promise<{ code: number | null; json?: ClaudeRe
   });
 }
 
-const targets = { mock: await startTarget('mock', { name: 'Read', input: { file_path: note } }, (r) => `The note says: ${r}`), agw: await startTarget('agw', { name: 'Read', input: { file_path: note } }, (r) => `The note says: ${r}`) };
+const script = [{ name: 'Read', input: { file_path: note } }, (r: string) => `The note says: ${r}`] as const;
+const targets = { mock: await startTarget('mock', ...script), proxy: await startTarget('proxy', ...script), agw: await startTarget('agw', ...script) };
 afterAll(async () => {
   await Promise.all(Object.values(targets).map((t) => t.close()));
   rmSync(work, { recursive: true, force: true });
@@ -79,7 +85,9 @@ describe.each(Object.values(targets))('Claude Code -p, two-turn loop with its Re
     const [first, second] = up.requests.filter((q) => q.answered !== 'other');
     expect(first.body.stream).toBe(true);
     expect(JSON.stringify(second.body)).toContain('periwinkle-42');
+    // straight to the mock the caller's key arrives; through agw, agw's provider key instead
     if (t.via === 'mock') expect(first.headers['x-api-key']).toBe(t.key);
+    else expect(JSON.stringify(first.headers)).not.toContain(t.key);
     console.log(`claude -p via ${t.via}: ${r.ms} ms`);
   });
 });

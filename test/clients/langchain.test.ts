@@ -10,7 +10,8 @@ import { loop, startTarget } from './target.js';
  * invoke, run each tool call, send the ToolMessages back, invoke again; JSON and streaming.
  */
 const call = { name: 'get_weather', input: { city: 'Paris' } };
-const targets = { mock: await startTarget('mock', call, (r) => `Forecast: ${r}`), agw: await startTarget('agw', call, (r) => `Forecast: ${r}`) };
+const final = (r: string) => `Forecast: ${r}`;
+const targets = { mock: await startTarget('mock', call, final), proxy: await startTarget('proxy', call, final), agw: await startTarget('agw', call, final) };
 afterAll(() => Promise.all(Object.values(targets).map((t) => t.close())));
 
 const getWeather = tool(async ({ city }: { city: string }) => JSON.stringify({ city, temperature: 22, sky: 'sunny-from-the-tool' }), {

@@ -4,14 +4,17 @@ import { startScriptedUpstream, type ScriptedCall, type ScriptedUpstream } from 
 /**
  * The one place a client test gets its endpoint from. `mock`: the clients talk straight to
  * a scripted loopback provider in their own format (proves the client and the mock work
- * here, offline). `agw`: the same clients point at agw's two base URLs, `/api/gateway`
+ * here, offline). `proxy`: through agw's proxy to the same format's provider
+ * (`/api/external/anthropic`, `/api/external/openai/v1`), which works today. `agw`: the same clients point at agw's two base URLs, `/api/gateway`
  * (Anthropic-compatible) and `/api/gateway/v1` (OpenAI-compatible), with a model alias
  * whose target is the OTHER format; agw runs as a real daemon (test/helpers/daemon.ts)
  * whose openai and anthropic providers are the scripted mocks. Until those base URLs exist
  * (they answer 404) the `agw` target reports why it is unavailable and the tests skip.
  */
+export type Via = 'mock' | 'proxy' | 'agw';
+
 export interface ClientTarget {
-  via: 'mock' | 'agw';
+  via: Via;
   /** what an Anthropic-format client takes as its base URL (it appends /v1/messages) */
   anthropicBase: string;
   /** what an OpenAI-format client takes as its base URL (it appends /chat/completions) */
@@ -31,7 +34,7 @@ export interface ClientTarget {
 export const ALIAS_TO_OPENAI = 'clients-to-openai';
 export const ALIAS_TO_ANTHROPIC = 'clients-to-anthropic';
 
-export async function startTarget(via: 'mock' | 'agw', call: ScriptedCall, final: (result: string) => string): Promise<ClientTarget> {
+export async function startTarget(via: Via, call: ScriptedCall, final: (result: string) => string): Promise<ClientTarget> {
   const anthropic = await startScriptedUpstream('anthropic', call, final);
   const openai = await startScriptedUpstream('openai', call, final);
   const closeMocks = () => Promise.all([anthropic.close(), openai.close()]).then(() => undefined);
@@ -68,6 +71,23 @@ export async function startTarget(via: 'mock' | 'agw', call: ScriptedCall, final
   const missing: string[] = [];
   for (const path of ['/gateway/v1/messages', '/gateway/v1/chat/completions']) {
     if ((await fetch(`${d.api}${path}`, { method: 'POST' })).status === 404) missing.push(`/api${path}`);
+  }
+  if (via === 'proxy') {
+    return {
+      via,
+      anthropicBase: `${d.api}/external/anthropic`,
+      openaiBase: `${d.api}/external/openai/v1`,
+      key: u.key,
+      anthropicModel: 'claude-sonnet-4-5',
+      openaiModel: 'gpt-4o-mini',
+      forAnthropicClients: anthropic,
+      forOpenaiClients: openai,
+      unavailable: '',
+      async close() {
+        await d.close();
+        await closeMocks();
+      },
+    };
   }
   return {
     via,
