@@ -23,7 +23,8 @@ export default defineConfig({
       // than a minute of the run
       { extends: true, test: { name: 'sqlite', include: MATRIX, exclude: STORE_FREE, isolate: false, env: { AGW_TEST_STORE: 'sqlite' } } },
       { extends: true, test: { name: 'postgres', include: MATRIX, exclude: STORE_FREE, isolate: false, env: { AGW_TEST_STORE: 'postgres' } } },
-      { extends: true, test: { name: 'other', include: ['test/**/*.test.ts', 'src/**/*.test.ts'], exclude: MATRIX } },
+      // test/clients (real third-party clients, heavy) run apart: npm run test:clients
+      { extends: true, test: { name: 'other', include: ['test/**/*.test.ts', 'src/**/*.test.ts'], exclude: [...MATRIX, 'test/clients/**'] } },
       { extends: true, test: { name: 'once', include: STORE_FREE } },
     ],
   },
