@@ -59,6 +59,8 @@ export interface Reservation {
   bodies?: CallBodies;
   traceparent?: string;
   span?: CallSpan;
+  /** chat calls: the caller's fields the resolved provider could not honour (X-Service-Dropped-Params; the request record's droppedParams) */
+  droppedParams?: string[];
 }
 
 export interface ReserveInput {
