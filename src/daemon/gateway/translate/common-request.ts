@@ -200,6 +200,7 @@ export function neutralToCommon(req: NeutralRequest, model: string, api: ChatApi
   if (req.maxTokens !== undefined) b.max_completion_tokens = req.maxTokens;
   if (req.temperature !== undefined) b.temperature = req.temperature;
   if (req.topP !== undefined) b.top_p = req.topP;
+  if (req.topK !== undefined) drop(dropped, 'top_k');
   if (req.stop?.length) b.stop = req.stop;
   if (req.tools?.length) {
     b.tools = req.tools.map((t) => ({
