@@ -102,6 +102,7 @@ export function commonToNeutral(b: Obj): NeutralRequest {
     else if (parts.length) turns.push({ role, parts });
   };
   for (const m of b.messages as Obj[]) {
+    if (m.name !== undefined) drop(dropped, 'messages.name');
     if (m.role === 'system' || m.role === 'developer') {
       const t = textOf(m.content);
       if (t) system.push({ type: 'text', text: t });
