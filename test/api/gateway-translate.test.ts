@@ -99,6 +99,21 @@ describe('images', () => {
   });
 });
 
+describe('images through the proxy', () => {
+  it('are held by their pixels too, in the provider’s own format', async () => {
+    const poor = await f.d.user({ tier: 'team', balance: 0.1 });
+    const screenshot = png(2880, 1800, 1_000_000);
+    anth.queue({ json: anthropicWire.text('claude-sonnet-4-5', 'A terminal.', { input_tokens: 1600, output_tokens: 4 }) });
+    const res = await f.d.fetch('/external/anthropic/v1/messages', {
+      method: 'POST',
+      key: poor.key,
+      json: { model: 'claude-sonnet-4-5', max_tokens: 100, messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: screenshot } }] }] },
+    });
+    expect(res.status).toBe(200);
+    expect((await usageRecords(f.db, poor.id)).at(-1)!.hold).toBeLessThan(((1600 + 200) * 3 + 100 * 15) * 2 * 1000);
+  });
+});
+
 describe('dropped and strict', () => {
   const body = { model: 'agent-claude', max_tokens: 50, messages: [{ role: 'user', content: 'hi' }], logprobs: true, seed: 7, response_format: { type: 'json_object' } };
 

@@ -79,6 +79,12 @@ describe('common → messages', () => {
     expect(to('anthropic', 'claude-sonnet-4-5', 'common', { ...b, tools, tool_choice: 'none' }).body.tool_choice).toEqual({ type: 'none' });
   });
 
+  it('fields a client sends as null are not set: nothing is named as dropped', () => {
+    const b = { model: 'x', messages: [{ role: 'user', content: 'q' }], tools: null, tool_choice: null, response_format: null, reasoning_effort: null, logprobs: null, parallel_tool_calls: null };
+    expect(to('anthropic', 'claude-sonnet-4-5', 'common', b).dropped).toEqual([]);
+    expect(to('mistral', 'mistral-large-latest', 'common', { ...b, user: null }).dropped).toEqual([]);
+  });
+
   it('tool-call arguments that are not a JSON object are the caller’s error (400), not a silent {}', () => {
     const b = { model: 'x', messages: [{ role: 'user', content: 'q' }, { role: 'assistant', content: null, tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '{"a":' } }] }] };
     expect(() => to('anthropic', 'claude-sonnet-4-5', 'common', b)).toThrow(/not a JSON object/);

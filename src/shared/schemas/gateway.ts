@@ -1,4 +1,4 @@
-import { Type, type Static } from 'typebox';
+import { Type, type Static, type TSchema } from 'typebox';
 import { KeyEntitlement } from './keys.js';
 import { DateTime } from './common.js';
 import { Wallet } from './wallet.js';
@@ -61,19 +61,22 @@ const FunctionTool = Type.Object(
   { title: 'FunctionTool', additionalProperties: true },
 );
 
+/** An optional field a client may also send as null (meaning: not set). */
+const Nullable = <T extends TSchema>(t: T) => Type.Optional(Type.Union([t, Type.Null()]));
+
 const chatFields = {
   messages: Type.Array(ChatMessage, { minItems: 1 }),
   stream: Type.Optional(Type.Boolean({ default: false, description: 'true returns text/event-stream' })),
   temperature: Type.Optional(Type.Number({ minimum: 0, maximum: 2 })),
   max_tokens: Type.Optional(Type.Integer({ minimum: 1 })),
-  max_completion_tokens: Type.Optional(Type.Integer({ minimum: 1, description: 'the output cap (reasoning included); preferred over max_tokens' })),
-  tools: Type.Optional(Type.Array(FunctionTool)),
+  max_completion_tokens: Nullable(Type.Integer({ minimum: 1, description: 'the output cap (reasoning included); preferred over max_tokens' })),
+  tools: Nullable(Type.Array(FunctionTool)),
   tool_choice: Type.Optional(
-    Type.Unsafe<string | Record<string, unknown>>({ type: ['string', 'object'], description: 'auto | none | required | {"type":"function","function":{"name"}}' }),
+    Type.Unsafe<string | Record<string, unknown> | null>({ type: ['string', 'object', 'null'], description: 'auto | none | required | {"type":"function","function":{"name"}}' }),
   ),
-  parallel_tool_calls: Type.Optional(Type.Boolean()),
-  response_format: Type.Optional(Type.Object({ type: Type.String({ description: 'text | json_object | json_schema' }) }, { additionalProperties: true })),
-  reasoning_effort: Type.Optional(Type.String({ description: 'none | minimal | low | medium | high: the model’s reasoning, or extended thinking (docs/gateway.md)' })),
+  parallel_tool_calls: Nullable(Type.Boolean()),
+  response_format: Nullable(Type.Object({ type: Type.String({ description: 'text | json_object | json_schema' }) }, { additionalProperties: true })),
+  reasoning_effort: Nullable(Type.String({ description: 'none | minimal | low | medium | high: the model’s reasoning, or extended thinking (docs/gateway.md)' })),
 };
 
 export const GatewayChatBody = Type.Object(

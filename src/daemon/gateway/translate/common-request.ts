@@ -67,7 +67,7 @@ function toolResult(m: Obj): Part {
 function toolChoice(v: unknown, dropped: string[]): ToolChoice | undefined {
   if (v === 'auto' || v === 'none' || v === 'required') return v;
   if (isObj(v) && v.type === 'function' && isObj(v.function) && typeof v.function.name === 'string') return { name: v.function.name };
-  if (v !== undefined) drop(dropped, 'tool_choice');
+  if (v !== undefined && v !== null) drop(dropped, 'tool_choice');
   return undefined;
 }
 
@@ -93,7 +93,7 @@ function tools(v: unknown, dropped: string[]): Tool[] | undefined {
 /** Common-format body → neutral. The body has passed validate.ts. */
 export function commonToNeutral(b: Obj): NeutralRequest {
   const dropped: string[] = [];
-  for (const k of Object.keys(b)) if (!CARRIED.has(k)) drop(dropped, k);
+  for (const k of Object.keys(b)) if (!CARRIED.has(k) && b[k] !== null) drop(dropped, k);
   const system: TextPart[] = [];
   const turns: Turn[] = [];
   const push = (role: Turn['role'], parts: Part[]) => {
@@ -239,8 +239,8 @@ function reasoningName(req: NeutralRequest): string {
  */
 export function adaptCommon(b: Obj, model: string, api: ChatApi, dropped: string[], reasoningAs = 'reasoning_effort'): void {
   if (b.reasoning_effort !== undefined && !(api.reasoningModels?.test(model) ?? false)) {
-    // "none" asked of a model that does not reason is what it does anyway
-    if (b.reasoning_effort !== 'none') drop(dropped, reasoningAs);
+    // "none" (or null) asked of a model that does not reason is what it does anyway
+    if (b.reasoning_effort !== 'none' && b.reasoning_effort !== null) drop(dropped, reasoningAs);
     delete b.reasoning_effort;
   }
   const rf = b.response_format;
@@ -252,8 +252,8 @@ export function adaptCommon(b: Obj, model: string, api: ChatApi, dropped: string
   if (api.unsupported) {
     for (const k of api.unsupported) {
       if (b[k] === undefined) continue;
+      if (b[k] !== null) drop(dropped, k); // null: not set, nothing lost
       delete b[k];
-      drop(dropped, k);
     }
   }
   if (api.renamed) {
