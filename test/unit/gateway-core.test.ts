@@ -94,9 +94,9 @@ describe('translation', () => {
         { type: 'text', text: 'B' },
       ],
       messages: [
-        { role: 'user', content: [{ type: 'text', text: 'q' }] },
-        { role: 'assistant', content: [{ type: 'text', text: 'a' }] },
-        { role: 'user', content: [{ type: 'text', text: 't' }] },
+        { role: 'user', content: 'q' },
+        { role: 'assistant', content: 'a' },
+        { role: 'user', content: 't' },
       ],
       temperature: 0.4,
       stop_sequences: ['X'],
