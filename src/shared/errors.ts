@@ -23,6 +23,8 @@ export const ERROR_STATUS = {
   // gateway
   MISSING_MODEL: 400,
   MISSING_MESSAGES: 400,
+  /** a field the resolved provider cannot honour, with X-Service-Strict-Params: 1 */
+  UNSUPPORTED_PARAMETER: 400,
   INSUFFICIENT_FUNDS: 402,
   KEY_BUDGET_EXCEEDED: 402,
   KEY_EXPIRED: 401,

@@ -4,10 +4,10 @@ import { simReply } from '../../src/daemon/demo/upstreams.js';
 import { quotaUsed, startGatewayFixture, usageRecords, walletRow, type GatewayFixture } from '../helpers/gateway-fixture.js';
 
 /**
- * Issue #14 point 4: chat message content is text. A string or an array of text parts
- * (what the OpenAI SDK sends for multi-part text) is accepted and translated for both
- * providers; anything else is 400 INVALID_REQUEST naming `messages[i].content`, before any
- * upstream is contacted and without billing.
+ * Issue #14 point 4: chat message content is a string or an array of the common format's
+ * parts (text; image_url, file, input_audio for user turns since issue #28), accepted and
+ * translated for both providers; anything else is 400 INVALID_REQUEST naming
+ * `messages[i].content`, before any upstream is contacted and without billing.
  */
 let f: GatewayFixture;
 beforeAll(async () => {
@@ -23,7 +23,9 @@ const BAD: [string, unknown][] = [
   ['null', null],
   ['an object', { text: 'hi' }],
   ['an empty array', []],
-  ['an image part', [{ type: 'image_url', image_url: { url: 'http://127.0.0.1/x.png' } }]],
+  ['an image part without a URL', [{ type: 'image_url', image_url: {} }]],
+  ['an image part whose URL is neither data: nor http(s):', [{ type: 'image_url', image_url: { url: 'file:///etc/passwd' } }]],
+  ['a part of a type the common format does not have', [{ type: 'video', video: {} }]],
   ['a text part without a string', [{ type: 'text', text: 42 }]],
   ['a string in an array', ['hello']],
 ];

@@ -99,7 +99,7 @@ describe('X-Service-Response-Format: openai on unified chat', () => {
   it('an unknown value is 400 INVALID_REQUEST naming the header, before anything is reserved or sent', async () => {
     const quota = await quotaUsed(f.db, u.id);
     const sent = f.anthropic.requests.length + f.openai.requests.length;
-    for (const value of ['anthropic', 'OpenAI-ish', 'json']) {
+    for (const value of ['gemini', 'OpenAI-ish', 'json']) {
       const res = await f.d.fetch('/gateway/chat', {
         method: 'POST',
         key: u.key,

@@ -73,7 +73,15 @@ describe('POST /api/gateway/chat (JSON)', () => {
     const res = await f.d.fetch('/gateway/chat', {
       method: 'POST',
       key: u.key,
-      json: { model: 'smart-pro', messages, temperature: 1.5, top_p: 0.9, stop: ['END'], response_format: { type: 'json_object' }, tools: [{ type: 'function' }] },
+      json: {
+        model: 'smart-pro',
+        messages,
+        temperature: 1.5,
+        top_p: 0.9,
+        stop: ['END'],
+        response_format: { type: 'json_object' },
+        tools: [{ type: 'function', function: { name: 'capital', parameters: { type: 'object', properties: { country: { type: 'string' } } } } }],
+      },
     });
     expect(res.status).toBe(200);
     expect(res.headers.get('x-service-resolved-provider')).toBe('anthropic');
@@ -85,14 +93,17 @@ describe('POST /api/gateway/chat (JSON)', () => {
     expect(seen.headers['x-api-key']).toBe(ANTHROPIC_KEY);
     expect(seen.headers['anthropic-version']).toBe('2023-06-01');
     expect(seen.headers.authorization).toBeUndefined();
+    // the tool is carried; a JSON answer without a schema the messages format cannot promise: named as dropped
+    expect(res.headers.get('x-service-dropped-params')).toBe('response_format');
     expect(JSON.parse(seen.body)).toEqual({
       model: 'claude-sonnet-4-5',
-      max_tokens: 4096,
+      max_tokens: 64_000, // none asked: the model's output limit
       system: 'You are terse.',
       messages: [{ role: 'user', content: 'What is the capital of France?' }],
       temperature: 1,
       top_p: 0.9,
       stop_sequences: ['END'],
+      tools: [{ name: 'capital', input_schema: { type: 'object', properties: { country: { type: 'string' } } } }],
     });
     // pro tier: the $5 monthly allowance pays first, the balance is untouched
     const input = anthropicInputTokens('You are terse.', [{ role: 'user', content: 'What is the capital of France?' }]);

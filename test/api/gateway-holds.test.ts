@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import OpenAI from 'openai';
 import { quoteTokens } from '../../src/daemon/money/hold.js';
-import { toCommonBody } from '../../src/daemon/gateway/translate.js';
+import { outbound } from '../../src/daemon/gateway/translate/plan.js';
 import { nanoToUsd } from '../../src/shared/money.js';
 import { bundle, publishJson } from './skills-helpers.js';
 import { OPENAI_KEY, startGatewayFixture, usageRecords, usageTransactions, walletRow, type GatewayFixture } from '../helpers/gateway-fixture.js';
@@ -28,8 +28,9 @@ const CHAT = { model: 'gpt-4o-mini', messages, max_tokens: 1000 };
 /** The hold agw takes for `body` on unified chat to OpenAI (the same rule, from the daemon's config; the body as validated, defaults included). */
 function holdOf(body: Record<string, unknown>): number {
   const config = f.d.daemon.ctx.config;
-  const wire = toCommonBody({ ...body, stream: body.stream ?? false } as never, String(body.model));
-  return quoteTokens(config, config.providers.get('openai')!, String(body.model), JSON.stringify(wire), wire).nano;
+  const provider = config.providers.get('openai')!;
+  const out = outbound({ format: 'common', body: { ...body, stream: body.stream ?? false } }, { provider, model: String(body.model), maxOutput: 16_384 });
+  return quoteTokens(config, provider, String(body.model), out.text, out.body).nano;
 }
 
 const chat = (key: string, json: Record<string, unknown> = CHAT) => f.d.fetch('/gateway/chat', { method: 'POST', key, json });

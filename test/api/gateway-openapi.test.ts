@@ -31,4 +31,20 @@ describe('gateway routes in the OpenAPI document', () => {
     expect(Object.keys(paths['/api/gateway/entitlements'].get.responses)).toEqual(expect.arrayContaining(['200', '304', '401']));
     expect(paths['/api/gateway/aliases'].get.responses['200']).toBeDefined();
   });
+
+  it('lists the two compatible base URLs, with the imitated APIs’ error objects (issue #28)', async () => {
+    const doc = (await (await d.fetch('/openapi.json')).json()) as { paths: Record<string, Record<string, Op>> };
+    const p = doc.paths;
+    const cc = p['/api/gateway/v1/chat/completions'].post;
+    expect(cc.requestBody!.content['application/json'].schema.required).toEqual(['model', 'messages']);
+    expect(Object.keys(cc.requestBody!.content['application/json'].schema.properties)).toEqual(
+      expect.arrayContaining(['tools', 'tool_choice', 'parallel_tool_calls', 'response_format', 'reasoning_effort', 'max_completion_tokens']),
+    );
+    expect(JSON.stringify(cc.responses['400'])).toContain('param');
+    expect(p['/api/gateway/v1/models'].get.responses['200']).toBeDefined();
+    const m = p['/api/gateway/v1/messages'].post;
+    expect(m.requestBody!.content['application/json'].schema.required).toEqual(['model', 'messages']);
+    expect(JSON.stringify(m.responses['402'])).toContain('"error"');
+    expect(p['/api/gateway/v1/messages/count_tokens'].post.responses['200']).toBeDefined();
+  });
 });

@@ -42,7 +42,7 @@ const smart = (key: string, json: Record<string, unknown>, headers: Record<strin
 
 describe('POST /api/external/smart/v1/chat/completions', () => {
   it('best-cheap-llm picks the lowest retail price among providers with a key', async () => {
-    const u = await f.d.user({ tier: 'free', balance: 1 });
+    const u = await f.d.user({ tier: 'free', balance: 10 });
     const res = await smart(u.key, { model: 'best-cheap-llm' });
     expect(res.status).toBe(200);
     expect(res.headers.get('x-smart-route-provider')).toBe('openai');
@@ -55,7 +55,7 @@ describe('POST /api/external/smart/v1/chat/completions', () => {
   });
 
   it('best-quality-llm orders by band, premium first', async () => {
-    const u = await f.d.user({ tier: 'free', balance: 1 });
+    const u = await f.d.user({ tier: 'free', balance: 10 });
     const res = await smart(u.key, { model: 'best-quality-llm' });
     expect(res.status).toBe(200);
     expect(res.headers.get('x-smart-route-provider')).toBe('anthropic');
@@ -73,7 +73,7 @@ describe('POST /api/external/smart/v1/chat/completions', () => {
   });
 
   it('fails over on a 5xx to the next candidate, in order, and books one call against the one that answered', async () => {
-    const u = await f.d.user({ tier: 'free', balance: 1 });
+    const u = await f.d.user({ tier: 'free', balance: 10 });
     const o = f.openai.requests.length;
     const a = f.anthropic.requests.length;
     f.openai.setMode('error');
@@ -88,14 +88,14 @@ describe('POST /api/external/smart/v1/chat/completions', () => {
     }
     expect(f.openai.requests.length - o).toBe(1);
     expect(f.anthropic.requests.length - a).toBe(1);
-    expect(JSON.parse(f.anthropic.requests.at(-1)!.body)).toMatchObject({ model: 'claude-3-5-haiku-latest', max_tokens: 4096, messages });
+    expect(JSON.parse(f.anthropic.requests.at(-1)!.body)).toMatchObject({ model: 'claude-3-5-haiku-latest', max_tokens: 8_192, messages }) // no max_tokens: the model's output limit;
     expect((await usageRecords(f.db, u.id)).map((r) => [r.status, r.provider, r.model])).toEqual([['finalized', 'anthropic', 'claude-3-5-haiku-latest']]);
     expect(await usageTransactions(f.db, u.id)).toHaveLength(1);
     expect(await quotaUsed(f.db, u.id)).toBe(1);
   });
 
   it('fails over on a connection error too; streams come back as common-format chunks', async () => {
-    const u = await f.d.user({ tier: 'free', balance: 1 });
+    const u = await f.d.user({ tier: 'free', balance: 10 });
     f.openai.setMode('down');
     try {
       const res = await smart(u.key, { model: 'best-cheap-llm', stream: true });
@@ -109,7 +109,12 @@ describe('POST /api/external/smart/v1/chat/completions', () => {
       expect(chunks.map((c) => c.choices[0]?.delta?.content ?? '').join('')).toBe(simReply(question));
       expect(chunks.find((c) => c.choices[0]?.finish_reason)?.choices[0].finish_reason).toBe('stop');
       const input = anthropicInputTokens(undefined, messages);
-      expect(chunks.at(-1).usage).toEqual({ prompt_tokens: input, completion_tokens: countTokens(simReply(question)), total_tokens: input + countTokens(simReply(question)) });
+      expect(chunks.at(-1).usage).toEqual({
+        prompt_tokens: input,
+        completion_tokens: countTokens(simReply(question)),
+        total_tokens: input + countTokens(simReply(question)),
+        prompt_tokens_details: { cached_tokens: 0, cache_write_tokens: 0 },
+      });
     } finally {
       f.openai.setMode('ok');
     }
@@ -117,7 +122,7 @@ describe('POST /api/external/smart/v1/chat/completions', () => {
   });
 
   it('503 ALL_CANDIDATES_FAILED when every candidate fails; nothing charged, unit refunded', async () => {
-    const u = await f.d.user({ tier: 'free', balance: 1 });
+    const u = await f.d.user({ tier: 'free', balance: 10 });
     f.openai.setMode('error');
     f.anthropic.setMode('rate_limit');
     try {
@@ -153,7 +158,7 @@ describe('POST /api/external/smart/v1/chat/completions', () => {
   });
 
   it('refuses bad bodies and empty wallets before any upstream call', async () => {
-    const u = await f.d.user({ tier: 'free', balance: 1 });
+    const u = await f.d.user({ tier: 'free', balance: 10 });
     const before = f.openai.requests.length + f.anthropic.requests.length;
     const wrong = await smart(u.key, { model: 'gpt-4o' });
     expect(wrong.status).toBe(400);
@@ -175,7 +180,7 @@ describe('circuit breaker', () => {
   it('keeps a failing provider out for the cooldown, then lets one trial call through', async () => {
     const g = await startGatewayFixture({ yaml: `${YAML.replace('gateway: { failureThreshold: 100 }', '')}gateway: { failureThreshold: 2, cooldownMs: 600 }\n` });
     try {
-      const u = await g.d.user({ tier: 'free', balance: 1 });
+      const u = await g.d.user({ tier: 'free', balance: 10 });
       const call = () => g.d.fetch('/external/smart/v1/chat/completions', { method: 'POST', key: u.key, json: { model: 'best-cheap-llm', messages } });
       g.openai.setMode('error');
       for (let i = 0; i < 2; i++) expect((await call()).headers.get('x-smart-route-provider')).toBe('anthropic');

@@ -4,10 +4,9 @@ import { getJson, portalLogin } from '../helpers/portal.js';
 import type { TestUser } from '../helpers/daemon.js';
 
 /**
- * Issue 14 point 12: the portal listed every provider's models as "allowed" while unified
- * chat serves only the two chat providers and answered `400 unknown model gemini-2.5-flash`.
- * Now the catalog, the portal and the error say which models unified chat serves, that the
- * others go through the proxy, and why a model is refused.
+ * Issue 14 point 12: the catalog, the portal and the error say which models unified chat
+ * serves and why a model is refused. Since issue #28 it serves every LLM provider of the
+ * catalog, so what is refused is a model in no catalog or a provider without a key.
  */
 let f: GatewayFixture;
 let u: TestUser;
@@ -24,24 +23,16 @@ const messages = [{ role: 'user', content: 'hi' }];
 const chat = (model: string) => f.d.fetch('/gateway/chat', { method: 'POST', key: u.key, json: { model, messages } });
 
 describe('unified chat names why it refuses a model', () => {
-  it('a model of another provider: not served by unified chat, reached through the proxy (400, nothing sent)', async () => {
+  it('a model of an LLM provider without a key here: 503 PROVIDER_KEY_MISSING with the reason, nothing sent', async () => {
     const before = f.openai.requests.length + f.anthropic.requests.length;
-    for (const model of ['gemini-2.5-flash', 'google/gemini-2.5-flash']) {
+    for (const model of ['grok-3-mini', 'xai/grok-3-mini']) {
       const res = await chat(model);
-      expect(res.status).toBe(400);
+      expect(res.status).toBe(503);
       const body = await res.json();
-      expect(body.code).toBe('INVALID_REQUEST');
-      expect(body.error).toContain('unified chat does not serve');
-      expect(body.error).toContain('/api/external/google/');
-      expect(body.details).toMatchObject({ field: 'model', reason: 'not_served_by_unified_chat', provider: 'google', providerHasKey: true, proxy: '/api/external/google/' });
+      expect(body).toMatchObject({ code: 'PROVIDER_KEY_MISSING', details: { reason: 'provider_without_key', provider: 'xai' } });
+      expect(body.error).toContain('no API key is configured for xai');
     }
     expect(f.openai.requests.length + f.anthropic.requests.length).toBe(before);
-  });
-
-  it('a model of another provider without a key here says so too', async () => {
-    const body = await (await chat('grok-3-mini')).json();
-    expect(body.details).toMatchObject({ reason: 'not_served_by_unified_chat', provider: 'xai', providerHasKey: false });
-    expect(body.error).toContain('no API key is configured for xai');
   });
 
   it('a model in no catalog: no such model', async () => {
@@ -65,25 +56,23 @@ describe('unified chat names why it refuses a model', () => {
 });
 
 describe('the catalog and the portal say which models unified chat serves', () => {
-  it('GET /gateway/aliases: allowedModels are unified chat’s; the tier’s other models are listed with their proxy path', async () => {
+  const LLM = ['openai', 'anthropic', 'google', 'groq', 'mistral', 'deepseek', 'xai', 'together', 'cohere'];
+
+  it('GET /gateway/aliases: every LLM provider is served by unified chat (issue #28); no model is left to the proxy alone', async () => {
     const a = await (await f.d.fetch('/gateway/aliases', { key: u.key })).json();
-    expect(a.unifiedChatProviders).toEqual(['openai', 'anthropic']);
-    expect(a.allowedModels.every((m: { provider: string }) => ['openai', 'anthropic'].includes(m.provider))).toBe(true);
-    expect(a.proxyModels).toContainEqual({ provider: 'google', model: 'gemini-2.5-flash', band: expect.any(String), proxy: '/api/external/google/', providerHasKey: true });
-    expect(a.proxyModels).toContainEqual(expect.objectContaining({ provider: 'xai', providerHasKey: false }));
-    expect(a.proxyModels.some((m: { provider: string }) => ['openai', 'anthropic'].includes(m.provider))).toBe(false);
+    expect(a.unifiedChatProviders).toEqual(LLM);
+    expect(a.allowedModels).toContainEqual({ provider: 'google', model: 'gemini-2.5-flash', band: expect.any(String) });
+    expect(a.allowedModels).toContainEqual(expect.objectContaining({ provider: 'xai', model: 'grok-3-mini' }));
+    expect(a.proxyModels).toEqual([]);
   });
 
-  it('GET /portal/entitlements flags each allowed model: unified chat or proxy, key or not', async () => {
+  it('GET /portal/entitlements flags each allowed model: unified chat, key or not', async () => {
     const s = await portalLogin(f.d, u);
     const { body } = await getJson(f.d, '/portal/entitlements', s.cookie);
-    expect(body.unifiedChatProviders).toEqual(['openai', 'anthropic']);
+    expect(body.unifiedChatProviders).toEqual(LLM);
     const byModel = new Map(body.allowedModels.map((m: { model: string }) => [m.model, m]));
     expect(byModel.get('gpt-4o-mini')).toMatchObject({ provider: 'openai', unifiedChat: true, providerHasKey: true });
-    expect(byModel.get('gemini-2.5-flash')).toMatchObject({ provider: 'google', unifiedChat: false, providerHasKey: true });
-    expect(byModel.get('grok-3-mini')).toMatchObject({ provider: 'xai', unifiedChat: false, providerHasKey: false });
-    // unified chat's first
-    const flags = body.allowedModels.map((m: { unifiedChat: boolean }) => m.unifiedChat);
-    expect(flags).toEqual([...flags].sort((a: boolean, b: boolean) => Number(b) - Number(a)));
+    expect(byModel.get('gemini-2.5-flash')).toMatchObject({ provider: 'google', unifiedChat: true, providerHasKey: true });
+    expect(byModel.get('grok-3-mini')).toMatchObject({ provider: 'xai', unifiedChat: true, providerHasKey: false });
   });
 });

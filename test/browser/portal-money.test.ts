@@ -21,7 +21,7 @@ describe('portal: money, allowance and models as they are', () => {
   let page: Page;
 
   beforeAll(async () => {
-    // google has a key here: its models are reached through the proxy
+    // google has a key here, xai none
     td = await startTestDaemon({ env: { AGW_PROVIDER_GOOGLE_KEY: 'g-test-key-0123456789' } });
     ada = await td.user({ tier: 'pro', balance: 10 }); // pro: a $5 monthly allowance
     const owner = await td.user({ tier: 'free' });
@@ -89,17 +89,16 @@ describe('portal: money, allowance and models as they are', () => {
     for (const when of await page.locator('#tx-rows tr td:first-child').allInnerTexts()) expect(when).toMatch(DATE);
   });
 
-  test('models: unified chat’s apart from those reached through the proxy', async () => {
+  test('models: every LLM provider’s are unified chat’s (issue #28), key or not', async () => {
     await page.getByText('Models for unified chat').click();
-    await page.getByText('Other models, through the proxy').click();
     await page.locator('#ent-models tr').first().waitFor();
-    const chat = await page.locator('#ent-models tr td:first-child').allInnerTexts();
-    expect(chat.length).toBeGreaterThan(0);
-    // this daemon has no key for them either: the portal says so
-    for (const p of chat) expect(p).toMatch(/^(openai|anthropic) \(no key on this service\)$/);
-    expect(await page.locator('#ent-chat-providers').innerText()).toBe('openai and anthropic');
-    const gemini = page.locator('#ent-proxy-models tr', { hasText: 'gemini-2.5-flash' }).first();
-    expect(await gemini.locator('td:nth-child(4)').innerText()).toBe('/api/external/google/…');
-    expect(await page.locator('#ent-proxy-models tr', { hasText: 'grok-3-mini' }).locator('td:first-child').innerText()).toBe('xai (no key on this service)');
+    const providers = new Set((await page.locator('#ent-models tr td:first-child').allInnerTexts()).map((p) => p.replace(/ \(no key on this service\)$/, '')));
+    expect([...providers]).toEqual(expect.arrayContaining(['openai', 'anthropic', 'google', 'mistral', 'xai']));
+    expect(await page.locator('#ent-chat-providers').innerText()).toBe('openai, anthropic, google, groq, mistral, deepseek, xai, together and cohere');
+    // google has a key here, xai has none: the portal says so
+    expect(await page.locator('#ent-models tr', { hasText: 'gemini-2.5-flash' }).first().locator('td:first-child').innerText()).toBe('google');
+    expect(await page.locator('#ent-models tr', { hasText: 'grok-3-mini' }).locator('td:first-child').innerText()).toBe('xai (no key on this service)');
+    await page.getByText('Other models, through the proxy').click();
+    expect(await page.locator('#ent-proxy-models').innerText()).toContain('No other models on this tier.');
   });
 });

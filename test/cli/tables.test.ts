@@ -17,7 +17,7 @@ let projectUid: string;
 const tty = (args: string[], cols = 80) => runCliTty(args, { AGW_CONFIG_DIR: env.configDir, AGW_NO_KEYRING: '1', AGW_BASE_URL: f.d.url }, cols);
 
 beforeAll(async () => {
-  // google has a key: its models are reached through the proxy
+  // google has a key
   f = await startGatewayFixture({ env: { AGW_PROVIDER_GOOGLE_KEY: 'g-test-key-0123456789' } });
   ada = await f.d.user({ tier: 'pro', balance: 20 });
   env = cliEnv({ AGW_BASE_URL: f.d.url });
@@ -119,15 +119,12 @@ describe('tables on a terminal', () => {
     expect(r.screen).toMatch(/charged in all: \$6\.\d+ \(calls \$0\.\d+ \+ skills \$6\.00\)/);
   });
 
-  test('agw aliases: which models unified chat serves, and the others through the proxy', async () => {
-    const r = await tty(['aliases'], 120);
+  test('agw aliases: which models unified chat serves (every LLM provider’s, issue #28)', async () => {
+    const r = await tty(['aliases'], 160);
     expect(r.code).toBe(0);
-    expect(r.screen).toContain('Models for unified chat (agw chat, POST /api/gateway/chat: openai and anthropic models)');
-    expect(r.screen).toContain('Other models of your tier, not served by unified chat: through the proxy');
+    expect(r.screen).toContain('Models for unified chat (agw chat, POST /api/gateway/chat: openai, anthropic, google, groq, mistral, deepseek, xai, together and cohere models)');
+    expect(r.screen).not.toContain('through the proxy');
     const chatModels = tableAt(r.screen.slice(r.screen.indexOf('Models for unified chat')), 'PROVIDER').rows;
-    expect(chatModels.every((l) => /^(openai|anthropic) /.test(l))).toBe(true);
-    const proxied = tableAt(r.screen.slice(r.screen.indexOf('through the proxy')), 'PROVIDER').rows;
-    expect(proxied.find((l) => l.includes('gemini-2.5-flash '))).toContain('/api/external/google/…');
-    expect(proxied.find((l) => l.startsWith('xai'))).toContain('(no key on this service)');
+    expect(chatModels.some((l) => l.startsWith('google ') && l.includes('gemini-2.5-flash'))).toBe(true);
   });
 });

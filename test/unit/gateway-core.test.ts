@@ -3,8 +3,8 @@ import { loadConfig } from '../../src/shared/config/load.js';
 import { tokenCostNano } from '../../src/shared/money.js';
 import { Breaker } from '../../src/daemon/gateway/breaker.js';
 import { priceRow, tokenCost } from '../../src/daemon/money/pricing.js';
-import { MessagesToCommonSse } from '../../src/daemon/gateway/sse-translate.js';
-import { toCommonBody, toMessagesBody } from '../../src/daemon/gateway/translate.js';
+import { StreamRewriter } from '../../src/daemon/gateway/translate/answer.js';
+import { outbound } from '../../src/daemon/gateway/translate/plan.js';
 import { SseUsageTap, estimatePromptTokens, usageFromJson } from '../../src/daemon/gateway/usage.js';
 
 /** Feeds `text` to `push` in pieces of `size` bytes (splitting lines and UTF-8 sequences). */
@@ -81,7 +81,11 @@ describe('usage extraction', () => {
 });
 
 describe('translation', () => {
-  it('common -> messages-style keeps the promised fields and drops the rest', () => {
+  const config = loadConfig(undefined, {});
+  const to = (provider: string, body: Record<string, unknown>) =>
+    outbound({ format: 'common', body }, { provider: config.providers.get(provider)!, model: provider === 'openai' ? 'gpt-x' : 'claude-sonnet-4-5', maxOutput: 64_000 });
+
+  it('common -> messages-style keeps the promised fields and names what it drops', () => {
     const body = {
       model: 'smart-pro',
       messages: [
@@ -89,18 +93,22 @@ describe('translation', () => {
         { role: 'user' as const, content: 'q' },
         { role: 'assistant' as const, content: 'a' },
         { role: 'system' as const, content: 'B' },
-        { role: 'tool' as const, content: 't' },
+        { role: 'user' as const, content: 't' },
       ],
       temperature: 0.4,
       stop: 'X',
-      tools: [{}],
+      logit_bias: { '1': 2 },
       response_format: { type: 'json_object' },
       stream: true,
     };
-    expect(toMessagesBody(body, 'claude-x')).toEqual({
-      model: 'claude-x',
-      max_tokens: 4096,
-      system: 'A\n\nB',
+    const out = to('anthropic', body);
+    expect(out.body).toEqual({
+      model: 'claude-sonnet-4-5',
+      max_tokens: 64_000,
+      system: [
+        { type: 'text', text: 'A' },
+        { type: 'text', text: 'B' },
+      ],
       messages: [
         { role: 'user', content: 'q' },
         { role: 'assistant', content: 'a' },
@@ -110,13 +118,15 @@ describe('translation', () => {
       stop_sequences: ['X'],
       stream: true,
     });
-    expect(toCommonBody({ ...body, stream_options: { foo: 1 } }, 'gpt-x')).toMatchObject({ model: 'gpt-x', tools: [{}], stream_options: { foo: 1, include_usage: true } });
-    expect(toCommonBody({ model: 'm', messages: [] }, 'gpt-x').stream_options).toBeUndefined();
+    expect(out.dropped).toEqual(['logit_bias', 'response_format']);
+    expect(to('openai', { ...body, tools: [{}], stream_options: { foo: 1 } }).body).toMatchObject({ model: 'gpt-x', tools: [{}], stream_options: { foo: 1, include_usage: true } });
+    expect(to('openai', { model: 'm', messages: [] }).body.stream_options).toBeUndefined();
+    expect(to('openai', body).dropped).toEqual([]);
   });
 
   for (const size of [1, 5, 10_000]) {
     it(`rewrites a messages-style stream into common chunks (${size}-byte pieces)`, () => {
-      const t = new MessagesToCommonSse('fallback', true);
+      const t = new StreamRewriter('messages', 'common', 'fallback');
       let out = '';
       feed(ANTHROPIC_STREAM, size, (b) => (out += t.push(b)));
       out += t.end();
@@ -126,7 +136,7 @@ describe('translation', () => {
       expect(chunks.map((c) => c.choices[0]?.delta?.content ?? '').join('')).toBe('Bonjour à tous');
       expect(chunks.every((c) => c.id === 'msg_1' && c.model === 'claude-x' && c.object === 'chat.completion.chunk')).toBe(true);
       expect(chunks.find((c) => c.choices[0]?.finish_reason)?.choices[0].finish_reason).toBe('length');
-      expect(chunks.at(-1).usage).toEqual({ prompt_tokens: 25, completion_tokens: 9, total_tokens: 34 });
+      expect(chunks.at(-1).usage).toEqual({ prompt_tokens: 25, completion_tokens: 9, total_tokens: 34, prompt_tokens_details: { cached_tokens: 5, cache_write_tokens: 0 } });
     });
   }
 });

@@ -38,7 +38,8 @@ export async function aliases(opts: GlobalOpts): Promise<void> {
     ['ALIAS', 'ALLOWED', 'TARGETS (in order; * = not on your tier)'],
     a.aliases.map((x) => [x.alias, x.allowed ? 'yes' : 'no', x.targets.map((t) => `${t.provider}/${t.model}${t.allowed ? '' : '*'}`).join(', ')]),
   );
-  const served = (a.unifiedChatProviders ?? ['openai', 'anthropic']).join(' and ');
+  const providers = a.unifiedChatProviders ?? ['openai', 'anthropic'];
+  const served = providers.length > 1 ? `${providers.slice(0, -1).join(', ')} and ${providers.at(-1)}` : providers.join('');
   section(`Models for unified chat (agw chat, POST /api/gateway/chat: ${served} models)`);
   printTable(['PROVIDER', 'MODEL', 'BAND'], a.allowedModels.map((m) => [m.provider, m.model, m.band]));
   if (a.proxyModels?.length) {

@@ -2,6 +2,7 @@ import { PassThrough } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Dispatcher } from 'undici';
 import type { ResolvedProvider } from '../../shared/config/resolve.js';
+import type { UsageFormat } from '../../shared/providers/index.js';
 import { AgwError } from '../../shared/errors.js';
 import type { AppContext } from '../context/index.js';
 import { projectForMember } from '../store/projects.js';
@@ -105,9 +106,11 @@ export interface DeliverOptions {
   /** the model the cost is booked against (the concrete id; null = read it from a JSON answer) */
   model: string | null;
   price: { kind: 'tokens'; promptEstimate: number } | { kind: 'units'; charge: UnitCharge | undefined };
-  /** rewrites of a messages-style answer into the common shape (smart route) */
+  /** rewrites of the answer into the shape the caller wants (translate/answer.ts) */
   rewriteSse?: { push(b: Buffer): string; end(): string };
   rewriteJson?: (body: Buffer) => Buffer;
+  /** how usage is read off the answer, when it is not the provider's own format (a chat call in another API of it) */
+  usageFormat?: UsageFormat;
 }
 
 function isJson(res: Dispatcher.ResponseData): boolean {
@@ -126,7 +129,7 @@ export async function deliver(call: Call, up: Dispatcher.ResponseData, o: Delive
   const status = up.statusCode;
   const sse = isEventStream(up);
   if (sse || o.price.kind === 'units' || !isJson(up)) {
-    const tap = sse && o.price.kind === 'tokens' ? new SseUsageTap(o.provider.def.usageFormat) : undefined;
+    const tap = sse && o.price.kind === 'tokens' ? new SseUsageTap(o.usageFormat ?? o.provider.def.usageFormat) : undefined;
     const price = o.price;
     const settle = () => {
       const cost =
@@ -146,7 +149,7 @@ export async function deliver(call: Call, up: Dispatcher.ResponseData, o: Delive
     await release(ctx, reservation, null, { err: e });
     throw e;
   }
-  const format = o.provider.def.usageFormat;
+  const format = o.usageFormat ?? o.provider.def.usageFormat;
   const usage = usageFromJson(format, body) ?? plainUsage(o.price.kind === 'tokens' ? o.price.promptEstimate : 0, 0);
   const cost: Cost = tokenCost(ctx.config, o.provider, o.model ?? modelOfAnswer(body), usage);
   const answer = o.rewriteJson ? rewriteOr(o.rewriteJson, body) : body;

@@ -1,22 +1,28 @@
 import type { Target } from '../../shared/config/defaults.js';
 import type { ResolvedConfig } from '../../shared/config/resolve.js';
 import { AgwError, type ErrorCode } from '../../shared/errors.js';
-import type { ModelBand } from '../../shared/providers/index.js';
+import { PROVIDERS, type ModelBand, type ProviderDef } from '../../shared/providers/index.js';
 import { tierOf } from '../money/calls.js';
 import { allowsTarget, KeyModelRefusal, type Allowlist } from './model-allowlist.js';
 
 /**
- * Model resolution for the unified chat endpoint: only the two chat providers serve it,
- * `openai` (common format, "alpha") and `anthropic` (messages-style, "beta"). A model is
- * allowed when its band (config.models) is one of the caller's tier bands.
+ * Model resolution for unified chat: every LLM provider of the catalog with a chat API
+ * (`chat` and `chatPath` in its module) serves it, in its own format (the common format,
+ * the messages format for anthropic, Gemini's for google). A model is allowed when its
+ * band (config.models) is one of the caller's tier bands.
  */
-export const CHAT_PROVIDERS = ['openai', 'anthropic'] as const;
-export type ChatProvider = (typeof CHAT_PROVIDERS)[number];
+export const CHAT_PROVIDERS: readonly string[] = (Object.values(PROVIDERS) as ProviderDef[])
+  .filter((d) => d.category === 'LLM' && d.chat && d.chatPath)
+  .map((d) => d.id);
+export type ChatProvider = string;
 
-const KEY_MISSING: Record<ChatProvider, ErrorCode> = { openai: 'ALPHA_KEY_MISSING', anthropic: 'BETA_KEY_MISSING' };
+const CHAT_SET = new Set(CHAT_PROVIDERS);
 
-export function isChatProvider(p: string): p is ChatProvider {
-  return p === 'openai' || p === 'anthropic';
+/** The spec's codes for the first two chat providers' missing keys; any other names the provider. */
+const KEY_MISSING: Record<string, ErrorCode> = { openai: 'ALPHA_KEY_MISSING', anthropic: 'BETA_KEY_MISSING' };
+
+export function isChatProvider(p: string): boolean {
+  return CHAT_SET.has(p);
 }
 
 export function bandOf(config: ResolvedConfig, t: Target): ModelBand | undefined {
@@ -119,10 +125,10 @@ export function resolveChatModel(config: ResolvedConfig, tier: string, model: st
     }
     if (keyModels && !allowsTarget(keyModels, target)) throw new KeyModelRefusal(`model ${model}`, [...keyModels.names], target);
   }
-  const provider = target.provider as ChatProvider;
+  const provider = target.provider;
   if (!hasKey(config, provider)) {
     throw new AgwError(
-      KEY_MISSING[provider],
+      KEY_MISSING[provider] ?? 'PROVIDER_KEY_MISSING',
       `no API key is configured for ${provider}: set providers.${provider}.apiKey or AGW_PROVIDER_${provider.toUpperCase()}_KEY`,
       { reason: 'provider_without_key', provider },
     );

@@ -10,8 +10,8 @@ import type { Gateway } from './runtime.js';
  *   best-fast-llm     recorded time to first byte (EWMA); targets never measured go first,
  *                     in config order, so every candidate gets measured
  *   best-quality-llm  band, premium first
- * with ties kept in config order. Only providers that are enabled, have a key, speak one
- * of the two chat formats, and whose circuit breaker is closed take part.
+ * with ties kept in config order. Only providers that are enabled, have a key, have a
+ * chat API (any LLM provider of the catalog), and whose circuit breaker is closed take part.
  */
 const BAND_RANK: Record<ModelBand, number> = { premium: 3, pro: 2, standard: 1, lite: 0 };
 
@@ -23,7 +23,7 @@ export function retailPrice(config: ResolvedConfig, t: Target): number {
 
 export function routable(config: ResolvedConfig, t: Target): boolean {
   const p = config.providers.get(t.provider);
-  return Boolean(p && p.enabled && p.apiKey && p.def.chatPath && (p.def.usageFormat === 'openai' || p.def.usageFormat === 'anthropic'));
+  return Boolean(p && p.enabled && p.apiKey && p.def.chatPath && p.def.chat);
 }
 
 function sortKey(config: ResolvedConfig, gw: Gateway | undefined, cls: SmartRouteClass, t: Target): number {

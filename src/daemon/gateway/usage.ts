@@ -210,11 +210,15 @@ export class SseUsageTap {
   }
 }
 
-/** Prompt-size estimate of a chat body: ceil(chars / 4) + 3 per message (system included). */
-export function estimatePromptTokens(body: unknown): number {
+/**
+ * Prompt-size estimate of a chat body: ceil(chars / 4) + 3 per message (system included),
+ * in the common, messages or Gemini format (`contents[].parts`, `systemInstruction`), plus
+ * `mediaTokens` (its images, as gateway/image-tokens.ts counts them).
+ */
+export function estimatePromptTokens(body: unknown, mediaTokens = 0): number {
   const b = obj(body);
   if (!b) return 0;
-  let n = 0;
+  let n = mediaTokens;
   const add = (content: unknown) => {
     let chars = 0;
     if (typeof content === 'string') chars = content.length;
@@ -223,6 +227,9 @@ export function estimatePromptTokens(body: unknown): number {
   };
   if (b.system !== undefined) add(b.system);
   if (Array.isArray(b.messages)) for (const m of b.messages) add(obj(m)?.content);
-  else if (typeof b.prompt === 'string' || typeof b.input === 'string') add(b.prompt ?? b.input);
+  else if (Array.isArray(b.contents)) {
+    if (b.systemInstruction !== undefined) add(obj(b.systemInstruction)?.parts);
+    for (const c of b.contents) add(obj(c)?.parts);
+  } else if (typeof b.prompt === 'string' || typeof b.input === 'string') add(b.prompt ?? b.input);
   return n;
 }

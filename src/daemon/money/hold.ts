@@ -75,7 +75,9 @@ function choices(body: Record<string, unknown> | undefined): number {
  * The hold of a token-priced call to `model` at `provider`, from the body as sent
  * (`wire`: its bytes or string) and its parsed form. An unknown model is priced at the
  * provider's dearest row, as its settlement will be. `generates` false: an answer without
- * generated tokens (embeddings), held for its prompt only.
+ * generated tokens (embeddings), held for its prompt only. `promptTokens`: a prompt bound
+ * worked out by the caller (the gateway counts images by their pixels: image-tokens.ts),
+ * in place of `promptBound(wire)`.
  */
 export function quoteTokens(
   config: ResolvedConfig,
@@ -84,6 +86,7 @@ export function quoteTokens(
   wire: string | Buffer | undefined,
   body: Record<string, unknown> | undefined,
   generates = true,
+  promptTokens?: number,
 ): Quote {
   const row: ModelInfo | undefined = priceRow(config, provider.def.id, model) ?? dearestRow(config, provider.def.id);
   const known = priceRow(config, provider.def.id, model) !== undefined;
@@ -93,7 +96,7 @@ export function quoteTokens(
   // 1e15 is a hold no wallet covers, never a number the store cannot hold
   const asked = bounded(requestedOutputCap(body));
   const outputCap = generates ? (asked ?? limit) * choices(body) : 0;
-  const prompt = wire === undefined ? 0 : promptBound(wire);
+  const prompt = promptTokens ?? (wire === undefined ? 0 : promptBound(wire));
   if (!row) return { nano: 0, tokens: prompt + outputCap, promptNano: 0, outputNanoPerToken: 0, outputCap };
   const promptNano = Math.round(tokenCostNano(prompt, row.inputPer1M) * provider.margin);
   const outputNanoPerToken = row.outputPer1M * 1000 * provider.margin;

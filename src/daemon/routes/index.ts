@@ -5,6 +5,8 @@ import openapi from './openapi.js';
 import catalog from './catalog.js';
 import wallet from './wallet.js';
 import gatewayChat from './gateway-chat.js';
+import gatewayOpenAi from './gateway-openai.js';
+import gatewayAnthropic from './gateway-anthropic.js';
 import proxy from './proxy.js';
 import smart from './smart.js';
 import entitlements from './entitlements.js';
@@ -40,6 +42,8 @@ export async function registerRoutes(app: FastifyInstance, ctx: AppContext): Pro
     await scope.register(catalog, { ctx });
     await scope.register(wallet, { ctx });
     await scope.register(gatewayChat, { ctx });
+    await scope.register(gatewayOpenAi, { ctx });
+    await scope.register(gatewayAnthropic, { ctx });
     await scope.register(proxy, { ctx });
     await scope.register(smart, { ctx });
     await scope.register(entitlements, { ctx });

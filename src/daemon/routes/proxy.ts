@@ -2,12 +2,14 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Dispatcher } from 'undici';
 import type { ResolvedProvider } from '../../shared/config/resolve.js';
+import type { ProviderDef } from '../../shared/providers/index.js';
 import { AgwError } from '../../shared/errors.js';
 import { errorResponses } from '../../shared/schemas/common.js';
 import { ProviderAnswer, ProxyParams } from '../../shared/schemas/gateway.js';
 import { release, reserve } from '../money/calls.js';
 import { quoteTokens, quoteUnits } from '../money/hold.js';
 import { gatewayUser, requireGatewayAuth, storeVersionOf } from '../gateway/auth.js';
+import { countImages, promptBoundWithImages } from '../gateway/image-tokens.js';
 import { keyAllowlist, refuseForKey } from '../gateway/key-refusal.js';
 import { allowsModel, KeyModelRefusal } from '../gateway/model-allowlist.js';
 import { unitCharge } from '../money/pricing.js';
@@ -99,7 +101,7 @@ const proxy: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
       stream: json?.stream === true,
       body,
       traceparent: req.headers.traceparent,
-      quote: def.pricing.kind === 'units' ? quoteUnits(provider, charge) : quoteTokens(ctx.config, provider, model, body, json, generates(path)),
+      quote: def.pricing.kind === 'units' ? quoteUnits(provider, charge) : quoteTokens(ctx.config, provider, model, body, json, generates(path), imagePromptBound(def, id, model, body, json)),
     });
     const call = new Call(ctx, gw, reply, r);
     let up;
@@ -173,6 +175,18 @@ function parseJson(body: Buffer | undefined, contentType: string | undefined): R
   } catch {
     return undefined; // forwarded anyway: the provider answers its own error
   }
+}
+
+/**
+ * The prompt bound of a chat body holding images, each counted by its pixels as the provider
+ * counts it (gateway/image-tokens.ts); undefined otherwise (the hold's own bound applies).
+ * Only a body that mentions an image is decoded for it.
+ */
+function imagePromptBound(def: ProviderDef, id: string, model: string | null, body: Buffer | undefined, json: Record<string, unknown> | undefined): number | undefined {
+  if (!def.chat || !json || !body || !(body.includes('image') || body.includes('inlineData'))) return undefined;
+  const text = body.toString('utf8');
+  const images = countImages(def.chat.format, json, text, id, model ?? '');
+  return images && promptBoundWithImages(text, images);
 }
 
 /** False for paths whose answers carry no generated tokens (embeddings): their hold is the prompt's. */

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { SmartRouteClass } from '../../shared/config/defaults.js';
 import { AgwError } from '../../shared/errors.js';
 import { errorResponses } from '../../shared/schemas/common.js';
-import { ChatCompletion, SmartChatBody } from '../../shared/schemas/gateway.js';
+import { ChatCompletion, SmartChatBody, StrictParamsHeaders } from '../../shared/schemas/gateway.js';
 import { release, reserve } from '../money/calls.js';
 import { dearest, quoteTokens } from '../money/hold.js';
 import { gatewayUser, requireGatewayAuth, storeVersionOf } from '../gateway/auth.js';
@@ -12,8 +12,10 @@ import { gatewayOf } from '../gateway/runtime.js';
 import { smartCandidates } from '../gateway/smart.js';
 import { keyAllowlist, refuseForKey } from '../gateway/key-refusal.js';
 import { allowsTarget, KeyModelRefusal } from '../gateway/model-allowlist.js';
-import { MessagesToCommonSse } from '../gateway/sse-translate.js';
-import { toCommonBody, toCommonResponse, toMessagesBody, type CommonChatBody } from '../gateway/translate.js';
+import { maxOutputOf, strictParams, unsupported, USAGE_OF } from '../gateway/chat-call.js';
+import { countImages, promptBoundWithImages } from '../gateway/image-tokens.js';
+import { answerRewriters } from '../gateway/translate/answer.js';
+import { outbound } from '../gateway/translate/plan.js';
 import { providerAuthHeaders, UpstreamError } from '../gateway/upstream.js';
 import { estimatePromptTokens } from '../gateway/usage.js';
 import { requireModelAndMessages } from '../gateway/validate.js';
@@ -26,8 +28,10 @@ const REQUEST_PROBLEMS = new Set([400, 413, 422]);
  * POST /api/external/smart/v1/chat/completions: the caller names a class, agw tries its
  * candidates in order (see gateway/smart.ts) and fails over on a 5xx, 429, 401/403,
  * timeout or connection error; 5xx, timeouts and connection errors also count against
- * the provider's circuit breaker. The answer is always in the common chat shape (a
- * messages-style answer is rewritten, stream included), with X-Smart-Route-Provider /
+ * the provider's circuit breaker. Each candidate gets the body in its own format
+ * (translate/plan.ts); candidates that can honour every field the caller sent are tried
+ * first, and with X-Service-Strict-Params: 1 only they are. The answer is always in the
+ * common chat shape (rewritten, stream included), with X-Smart-Route-Provider /
  * X-Smart-Route-Model naming what served it. One quota unit and one booking per call,
  * against the candidate that answered; 503 ALL_CANDIDATES_FAILED when none did.
  */
@@ -43,13 +47,14 @@ const smart: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
         tags: ['gateway'],
         summary: 'Smart-routed chat: the cheapest / fastest / best available provider, with failover',
         security: [{ bearer: [] }],
+        headers: StrictParamsHeaders,
         body: SmartChatBody,
         response: { 200: ChatCompletion, ...errorResponses(400, 401, 402, 403, 429, 503) },
       },
     },
     async (req, reply) => {
       const u = gatewayUser(req);
-      const body = req.body as CommonChatBody;
+      const body = req.body as Record<string, unknown> & { model: string; stream?: boolean };
       const cls = body.model as SmartRouteClass;
       let candidates = smartCandidates(ctx.config, cls, gw);
       const keyModels = keyAllowlist(ctx, u);
@@ -67,11 +72,15 @@ const smart: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
       // every candidate's body as it would be sent: the call holds the dearest of them
       const wires = candidates.map((c) => {
         const provider = ctx.config.providers.get(c.provider)!;
-        const messagesStyle = provider.def.usageFormat === 'anthropic';
-        const wire = messagesStyle ? toMessagesBody(body, c.model) : toCommonBody(body, c.model);
-        const text = JSON.stringify(wire);
-        return { c, provider, messagesStyle, wire, text, quote: quoteTokens(ctx.config, provider, c.model, text, wire) };
+        const out = outbound({ format: 'common', body }, { provider, model: c.model, maxOutput: maxOutputOf(ctx.config, c.provider, c.model) });
+        const images = countImages(out.format, out.body, out.text, c.provider, c.model);
+        return { c, provider, out, images, quote: quoteTokens(ctx.config, provider, c.model, out.text, out.body, true, images && promptBoundWithImages(out.text, images)) };
       });
+      // failover never gives up what the caller asked for while a candidate can honour it all:
+      // those go first (in class order); strict, they are the only ones
+      const honouring = wires.filter((w) => !w.out.dropped.length);
+      if (strictParams(req) && !honouring.length) throw unsupported(wires[0].out, wires[0].c.provider);
+      const order = strictParams(req) ? honouring : [...honouring, ...wires.filter((w) => w.out.dropped.length)];
       const r = await reserve(ctx, {
         userId: u.userId,
         tier: u.tier,
@@ -81,24 +90,25 @@ const smart: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
         storeVersion: storeVersionOf(u),
         usageType: 'ai_chat',
         endpoint: 'smart',
-        providerId: candidates[0].provider,
-        model: candidates[0].model,
+        providerId: order[0].c.provider,
+        model: order[0].c.model,
         alias: cls,
         projectId: await projectFor(ctx, req, u.userId),
         stream: body.stream === true,
         body,
         traceparent: req.headers.traceparent,
-        quote: dearest(wires.map((w) => w.quote)),
+        quote: dearest(order.map((w) => w.quote)),
       });
       const call = new Call(ctx, gw, reply, r);
       const tried: string[] = [];
       let lastStatus: number | null = null;
-      for (const { c, provider, messagesStyle, wire, text: wireText } of wires) {
+      for (const { c, provider, out, images } of order) {
         const headers: Record<string, string> = { 'content-type': 'application/json', accept: body.stream ? 'text/event-stream' : 'application/json' };
         providerAuthHeaders(provider, headers);
+        r.droppedParams = out.dropped;
         let up;
         try {
-          up = await call.send(provider, { method: 'POST', path: provider.def.chatPath!, headers, body: wireText }, `${c.provider}/${c.model}`);
+          up = await call.send(provider, { method: 'POST', path: out.path, query: out.query, headers, body: out.text }, `${c.provider}/${c.model}`);
         } catch (err) {
           if (call.signal.aborted) break; // the client left: no failover for nobody
           gw.breaker.failure(c.provider);
@@ -119,18 +129,21 @@ const smart: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
         }
         gw.breaker.success(c.provider);
         const sse = isEventStream(up);
+        const rw = answerRewriters(out.format, 'common', c.model);
         reply
           .code(200)
           .header('content-type', sse ? 'text/event-stream; charset=utf-8' : 'application/json; charset=utf-8')
           .header('cache-control', 'no-cache')
           .header('x-smart-route-provider', c.provider)
-          .header('x-smart-route-model', c.model);
+          .header('x-smart-route-model', c.model)
+          .header('x-service-dropped-params', out.dropped.join(','));
         await deliver(call, up, {
           provider,
           model: c.model,
-          price: { kind: 'tokens', promptEstimate: estimatePromptTokens(wire) },
-          rewriteSse: messagesStyle && sse ? new MessagesToCommonSse(c.model, true) : undefined,
-          rewriteJson: messagesStyle ? (b) => toCommonResponse(b, c.model) : undefined,
+          usageFormat: USAGE_OF[out.format],
+          price: { kind: 'tokens', promptEstimate: estimatePromptTokens(out.body, images?.tokens) },
+          rewriteSse: sse && rw.sse ? rw.sse() : undefined,
+          rewriteJson: rw.json,
         });
         return reply;
       }

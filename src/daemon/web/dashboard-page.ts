@@ -72,7 +72,7 @@ ${keySpendCard(th([['Key'], ...SPEND_COLS]))}
   <h3>Model bands</h3><ul class="tags" id="ent-bands"></ul>
   <h3>Quotas <span class="note" id="ent-period"></span></h3><div id="ent-quotas"></div>
   <details><summary>Models for unified chat</summary>
-    <p class="note"><code>POST /api/gateway/chat</code> serves the models of <span id="ent-chat-providers">openai and anthropic</span> (and the aliases below).</p>
+    <p class="note"><code>POST /api/gateway/chat</code> serves the models of <span id="ent-chat-providers">every LLM provider</span> (and the aliases below).</p>
     <div class="scroll"><table>${th([['Provider'], ['Model'], ['Band']])}<tbody id="ent-models"></tbody></table></div></details>
   <details><summary>Other models, through the proxy</summary>
     <p class="note">Unified chat does not serve these: call them through the proxy, <code>/api/external/{provider}/…</code> with the provider’s own path and body.</p>

@@ -11,6 +11,14 @@ export const anthropic = {
   usageFormat: 'anthropic',
   usageType: 'ai_chat',
   chatPath: '/v1/messages',
+  chat: {
+    format: 'messages',
+    // extended thinking: Claude 3.7 Sonnet and the Claude 4 models (docs.claude.com/en/docs/build-with-claude/extended-thinking)
+    reasoningModels: /^claude-(3-7-sonnet|(sonnet|opus|haiku)-4)/,
+    // output_config.format (structured outputs): the 4.5 models and Opus 4.1 on (docs.claude.com/en/docs/build-with-claude/structured-outputs)
+    jsonSchemaModels: /^claude-((sonnet|haiku|opus)-4-[5-9]|opus-4-1)/,
+    reference: 'https://docs.claude.com/en/api/messages',
+  },
   pricing: {
     kind: 'llm',
     currency: 'USD',

@@ -1,6 +1,6 @@
 import type { ProviderDef } from './types.js';
 
-/** Cohere's chat (/v2/chat) uses its own body schema, so no OpenAI-style chatPath is declared. */
+/** Cohere's own chat (/v2/chat) has its own body schema; unified chat calls its Compatibility API, which takes the common format. */
 export const cohere = {
   id: 'cohere',
   name: 'Cohere',
@@ -10,6 +10,13 @@ export const cohere = {
   auth: { style: 'bearer' },
   usageFormat: 'cohere',
   usageType: 'ai_chat',
+  chatPath: '/compatibility/v1/chat/completions',
+  chat: {
+    format: 'common',
+    // the Compatibility API's "Unsupported parameters" (docs.cohere.com/docs/compatibility-api)
+    unsupported: ['store', 'modalities', 'audio', 'n', 'logit_bias', 'top_logprobs', 'metadata', 'prediction', 'service_tier', 'parallel_tool_calls'],
+    reference: 'https://docs.cohere.com/docs/compatibility-api',
+  },
   pricing: {
     kind: 'llm',
     currency: 'USD',

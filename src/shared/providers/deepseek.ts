@@ -10,6 +10,14 @@ export const deepseek = {
   usageFormat: 'openai',
   usageType: 'ai_chat',
   chatPath: '/chat/completions',
+  chat: {
+    format: 'common',
+    // the parameters its reference lists are all it takes; response_format is text or json_object
+    unsupported: ['n', 'seed', 'logit_bias', 'parallel_tool_calls', 'user', 'store', 'metadata', 'service_tier', 'modalities', 'audio', 'prediction'],
+    renamed: { max_completion_tokens: 'max_tokens' },
+    jsonSchemaModels: /^$/,
+    reference: 'https://api-docs.deepseek.com/api/create-chat-completion',
+  },
   pricing: {
     kind: 'llm',
     currency: 'USD',

@@ -1,6 +1,6 @@
 import type { ProviderDef } from './types.js';
 
-/** Gemini API; calls go to /v1beta/models/{model}:generateContent, so there is no fixed chat path. */
+/** Gemini API; chat calls go to /v1beta/models/{model}:generateContent (:streamGenerateContent?alt=sse streamed). */
 export const google = {
   id: 'google',
   name: 'Google Gemini',
@@ -10,6 +10,13 @@ export const google = {
   auth: { style: 'header', header: 'x-goog-api-key' },
   usageFormat: 'gemini',
   usageType: 'ai_chat',
+  chatPath: '/v1beta/models/{model}',
+  chat: {
+    format: 'gemini',
+    // thinkingConfig: the 2.5 and 3 models (ai.google.dev/gemini-api/docs/thinking)
+    reasoningModels: /^gemini-(2\.5|3)/,
+    reference: 'https://ai.google.dev/api/generate-content',
+  },
   pricing: {
     kind: 'llm',
     currency: 'USD',

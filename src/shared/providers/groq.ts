@@ -10,6 +10,13 @@ export const groq = {
   usageFormat: 'openai',
   usageType: 'ai_chat',
   chatPath: '/v1/chat/completions',
+  chat: {
+    format: 'common',
+    // "Unsupported features" of its OpenAI compatibility (console.groq.com/docs/openai)
+    unsupported: ['logprobs', 'logit_bias', 'top_logprobs'],
+    reasoningModels: /^(openai\/gpt-oss|qwen\/qwen3)/,
+    reference: 'https://console.groq.com/docs/api-reference#chat-create',
+  },
   pricing: {
     kind: 'llm',
     currency: 'USD',

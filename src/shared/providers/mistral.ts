@@ -10,6 +10,13 @@ export const mistral = {
   usageFormat: 'openai',
   usageType: 'ai_chat',
   chatPath: '/v1/chat/completions',
+  chat: {
+    format: 'common',
+    // no reasoning_effort; the seed is random_seed, the output cap max_tokens
+    unsupported: ['user', 'logit_bias', 'logprobs', 'top_logprobs', 'store', 'metadata', 'service_tier', 'modalities', 'audio', 'prediction'],
+    renamed: { max_completion_tokens: 'max_tokens', seed: 'random_seed' },
+    reference: 'https://docs.mistral.ai/api/#tag/chat/operation/chat_completion_v1_chat_completions_post',
+  },
   pricing: {
     kind: 'llm',
     currency: 'USD',

@@ -10,6 +10,12 @@ export const openai = {
   usageFormat: 'openai',
   usageType: 'ai_chat',
   chatPath: '/v1/chat/completions',
+  chat: {
+    format: 'common',
+    // reasoning_effort: o-series and GPT-5 models only
+    reasoningModels: /^(o\d|gpt-5)/,
+    reference: 'https://platform.openai.com/docs/api-reference/chat/create',
+  },
   pricing: {
     kind: 'llm',
     currency: 'USD',

@@ -10,6 +10,12 @@ export const together = {
   usageFormat: 'openai',
   usageType: 'ai_chat',
   chatPath: '/v1/chat/completions',
+  chat: {
+    format: 'common',
+    unsupported: ['store', 'metadata', 'service_tier', 'modalities', 'audio', 'prediction'],
+    renamed: { max_completion_tokens: 'max_tokens' },
+    reference: 'https://docs.together.ai/reference/chat-completions-1',
+  },
   pricing: {
     kind: 'llm',
     currency: 'USD',

@@ -93,6 +93,29 @@ export type ProviderPricing =
   | (PricingBase & { kind: 'llm'; models: LlmModelPrice[] })
   | (PricingBase & { kind: 'units'; units: UnitPrice[] });
 
+/** The API format of a provider's chat endpoint, as unified chat and the smart route call it. */
+export type ChatFormat = 'common' | 'messages' | 'gemini';
+
+/**
+ * How unified chat and the smart route call an LLM provider (its chat endpoint is
+ * `chatPath`): the format, and what of the common format it does not take, per its API
+ * reference (`reference`). What it does not take is dropped and named
+ * (X-Service-Dropped-Params), or refused in strict mode.
+ */
+export interface ChatApi {
+  format: ChatFormat;
+  /** common-format request fields the API does not take */
+  unsupported?: readonly string[];
+  /** common-format fields it takes under another name */
+  renamed?: Readonly<Record<string, string>>;
+  /** the models that take reasoning settings (reasoning_effort, thinking, thinkingConfig); for others they are dropped */
+  reasoningModels?: RegExp;
+  /** the models that honour a JSON schema for their answer (response_format json_schema); absent: every model */
+  jsonSchemaModels?: RegExp;
+  /** the API reference these rules come from */
+  reference: string;
+}
+
 export interface ProviderDef {
   id: string;
   /** Display name. */
@@ -107,7 +130,9 @@ export interface ProviderDef {
   usageFormat: UsageFormat;
   /** The quota a call through this provider consumes. */
   usageType: UsageType;
-  /** For chat providers: the path of their chat endpoint (used by smart routing / unified chat). */
+  /** For chat providers: the path of their chat endpoint (used by smart routing / unified chat; `{model}` is the model id). */
   chatPath?: string;
+  /** For chat providers: the format of that endpoint and what it takes (unified chat, the smart route). */
+  chat?: ChatApi;
   pricing: ProviderPricing;
 }

@@ -10,6 +10,12 @@ export const xai = {
   usageFormat: 'openai',
   usageType: 'ai_chat',
   chatPath: '/v1/chat/completions',
+  chat: {
+    format: 'common',
+    // reasoning_effort: grok-3-mini only (grok-4 reasons always and refuses the field)
+    reasoningModels: /^grok-3-mini/,
+    reference: 'https://docs.x.ai/docs/api-reference#chat-completions',
+  },
   pricing: {
     kind: 'llm',
     currency: 'USD',

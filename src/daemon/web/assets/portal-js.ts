@@ -169,7 +169,8 @@ function loadEntitlements() {
       var m = el('meter', { min: '0', max: String(q.unlimited ? 1 : Math.max(q.limit, 1)), value: String(q.unlimited ? 0 : q.used), 'aria-labelledby': id + '-l' });
       box.appendChild(el('div', { 'class': 'meter', 'data-quota': k }, [lbl, m]));
     });
-    $('ent-chat-providers').textContent = e.unifiedChatProviders.join(' and ');
+    var cp = e.unifiedChatProviders;
+    $('ent-chat-providers').textContent = cp.length > 1 ? cp.slice(0, -1).join(', ') + ' and ' + cp[cp.length - 1] : cp.join('');
     var noKey = function (m) { return m.providerHasKey ? '' : ' (no key on this service)'; };
     rows($('ent-models'), e.allowedModels.filter(function (m) { return m.unifiedChat; }), function (m) {
       return el('tr', {}, [td(m.provider + noKey(m)), td(el('code', { text: m.model })), td(m.band)]);

@@ -1,0 +1,186 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { ResolvedConfig } from '../../shared/config/resolve.js';
+import { AgwError } from '../../shared/errors.js';
+import { DEFAULT_MAX_OUTPUT_TOKENS, type ChatFormat, type UsageFormat } from '../../shared/providers/index.js';
+import type { AppContext } from '../context/index.js';
+import { refuse, release, reserve } from '../money/calls.js';
+import { quoteTokens } from '../money/hold.js';
+import { gatewayUser, storeVersionOf } from './auth.js';
+import { countImages, promptBoundWithImages } from './image-tokens.js';
+import { keyAllowlist } from './key-refusal.js';
+import { KeyModelRefusal } from './model-allowlist.js';
+import { readErrorBody } from './redact.js';
+import { Call, deliver, isEventStream, projectFor, unreachable, upstreamMessage } from './relay.js';
+import { CHAT_PROVIDERS, resolveChatModel, type ResolvedModel } from './resolve.js';
+import type { Gateway } from './runtime.js';
+import { answerRewriters, type AnswerFormat } from './translate/answer.js';
+import { outbound, type InboundFormat, type Outbound } from './translate/plan.js';
+import { providerAuthHeaders } from './upstream.js';
+import { estimatePromptTokens } from './usage.js';
+
+/**
+ * One unified chat call, whatever door it came in by (POST /gateway/chat, the
+ * OpenAI-compatible /gateway/v1/chat/completions, the Anthropic-compatible
+ * /gateway/v1/messages): the model resolved within the caller's tier bands and key, the
+ * body translated for the resolved provider's format (translate/plan.ts), what it cannot
+ * honour named (or, strict, refused before anything is reserved), 1 unit of ai_chat and
+ * the call's hold reserved, and the answer passed back in the shape asked for. No
+ * failover (that is the smart route's job).
+ */
+type Obj = Record<string, unknown>;
+
+export interface ChatCallOptions {
+  inbound: InboundFormat;
+  /** the answer's shape: a format, or the resolved provider's own */
+  answer: AnswerFormat | 'provider';
+}
+
+/** How usage is read off an answer in each chat format. */
+export const USAGE_OF: Record<ChatFormat, UsageFormat> = { common: 'openai', messages: 'anthropic', gemini: 'gemini' };
+
+/** Upstream statuses that mean "this request is wrong", answered as 400 rather than 503. */
+const REQUEST_PROBLEMS = new Set([400, 404, 413, 422]);
+
+/** agw's answer to an upstream's non-2xx: 429 passed on, a wrong request 400, anything else 503. */
+export function upstreamRefusal(provider: string, status: number, msg: string, retryAfter: string | undefined): AgwError {
+  if (status === 429) {
+    return new AgwError('UPSTREAM_RATE_LIMITED', `${provider} is rate limiting: ${msg}`, undefined, retryAfter ? { 'retry-after': retryAfter } : undefined);
+  }
+  if (REQUEST_PROBLEMS.has(status)) return new AgwError('INVALID_REQUEST', `${provider} rejected the request: ${msg}`);
+  return new AgwError('UPSTREAM_UNREACHABLE', `upstream ${provider} answered HTTP ${status}: ${msg}`);
+}
+
+/** What a call refused for its model is recorded against: the alias's first target, or the model named. */
+function refusedTarget(config: ResolvedConfig, model: string): { providerId: string; model: string | null; alias: string | null } {
+  const targets = config.aliases.get(model);
+  if (targets) return { providerId: targets[0]?.provider ?? CHAT_PROVIDERS[0], model: null, alias: model };
+  const slash = model.indexOf('/');
+  if (slash > 0) return { providerId: model.slice(0, slash), model: model.slice(slash + 1), alias: null };
+  return { providerId: CHAT_PROVIDERS.find((p) => config.models.has(`${p}/${model}`)) ?? CHAT_PROVIDERS[0], model, alias: null };
+}
+
+/** The caller's X-Service-Strict-Params: 1. */
+export const strictParams = (req: FastifyRequest) => req.headers['x-service-strict-params'] === '1';
+
+/** 400 UNSUPPORTED_PARAMETER for a strict call the provider cannot fully honour. */
+export function unsupported(o: Outbound, provider: string): AgwError {
+  return new AgwError(
+    'UNSUPPORTED_PARAMETER',
+    `${provider} cannot honour ${o.dropped.join(', ')} (X-Service-Strict-Params: 1 refuses instead of dropping); nothing was sent or charged`,
+    { parameter: o.dropped[0], provider, parameters: o.dropped },
+  );
+}
+
+/** The model's output limit (a model the catalog does not know: the default). */
+export const maxOutputOf = (config: ResolvedConfig, provider: string, model: string) =>
+  config.models.get(`${provider}/${model}`)?.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS;
+
+/** The resolved target, or the refusal (recorded in the request log like the 402s and 429s). */
+export async function resolveOrRefuse(ctx: AppContext, req: FastifyRequest, body: Obj): Promise<ResolvedModel> {
+  const u = gatewayUser(req);
+  try {
+    return resolveChatModel(ctx.config, u.tier, String(body.model), keyAllowlist(ctx, u));
+  } catch (err) {
+    if (!(err instanceof AgwError)) throw err;
+    const refusedAt = err instanceof KeyModelRefusal && err.target;
+    throw await refuse(
+      ctx,
+      {
+        userId: u.userId,
+        tier: u.tier,
+        keyId: u.kind === 'key' ? u.keyId : null,
+        keyLimits: u.kind === 'key' ? u.limits : null,
+        endpoint: 'chat',
+        ...(refusedAt ? { providerId: refusedAt.provider, model: refusedAt.model, alias: null } : refusedTarget(ctx.config, String(body.model))),
+        projectId: await projectFor(ctx, req, u.userId),
+        stream: body.stream === true,
+        body,
+        traceparent: req.headers.traceparent,
+      },
+      err,
+    );
+  }
+}
+
+/** The caller's anthropic-beta header and query string, for a messages-format call. */
+export function messagesExtras(req: FastifyRequest): { betas?: string; query?: string } {
+  const beta = req.headers['anthropic-beta'];
+  const q = req.url.indexOf('?');
+  return { betas: typeof beta === 'string' && beta ? beta : Array.isArray(beta) ? beta.join(',') : undefined, query: q >= 0 ? req.url.slice(q + 1) : undefined };
+}
+
+export async function unifiedChat(ctx: AppContext, gw: Gateway, req: FastifyRequest, reply: FastifyReply, o: ChatCallOptions): Promise<FastifyReply> {
+  const u = gatewayUser(req);
+  const body = req.body as Obj;
+  const target = await resolveOrRefuse(ctx, req, body);
+  const provider = ctx.config.providers.get(target.provider)!;
+  const out = outbound(
+    { format: o.inbound, body, ...(o.inbound === 'messages' ? messagesExtras(req) : {}) },
+    { provider, model: target.model, maxOutput: maxOutputOf(ctx.config, target.provider, target.model) },
+  );
+  if (out.dropped.length && strictParams(req)) throw unsupported(out, target.provider);
+  const images = countImages(out.format, out.body, out.text, target.provider, target.model);
+  const r = await reserve(ctx, {
+    userId: u.userId,
+    tier: u.tier,
+    keyId: u.kind === 'key' ? u.keyId : null,
+    keyLimits: u.kind === 'key' ? u.limits : null,
+    keyAncestors: u.kind === 'key' ? u.ancestors : undefined,
+    storeVersion: storeVersionOf(u),
+    usageType: 'ai_chat',
+    endpoint: 'chat',
+    providerId: target.provider,
+    model: target.model,
+    alias: target.alias,
+    projectId: await projectFor(ctx, req, u.userId),
+    stream: body.stream === true,
+    body,
+    traceparent: req.headers.traceparent,
+    quote: quoteTokens(ctx.config, provider, target.model, out.text, out.body, true, images && promptBoundWithImages(out.text, images)),
+  });
+  r.droppedParams = out.dropped;
+  const call = new Call(ctx, gw, reply, r);
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    accept: body.stream === true ? 'text/event-stream' : 'application/json',
+    ...out.headers,
+  };
+  providerAuthHeaders(provider, headers);
+  let up;
+  try {
+    up = await call.send(provider, { method: 'POST', path: out.path, query: out.query, headers, body: out.text });
+  } catch (err) {
+    const e = unreachable(target.provider, err);
+    await release(ctx, r, null, { err: e });
+    throw e;
+  }
+  if (up.statusCode < 200 || up.statusCode >= 300) {
+    const { body: text } = await readErrorBody(up, gw.redact);
+    const ra = up.headers['retry-after'];
+    const e = upstreamRefusal(target.provider, up.statusCode, upstreamMessage(text, gw.redact), typeof ra === 'string' ? gw.redact.headerValue(ra) : undefined);
+    await release(ctx, r, up.statusCode, { err: e });
+    throw e;
+  }
+  const rw = answerRewriters(out.format, o.answer === 'provider' ? out.format : o.answer, target.model);
+  const sse = isEventStream(up);
+  reply
+    .code(200)
+    .header(
+      'content-type',
+      rw.json ? (sse ? 'text/event-stream; charset=utf-8' : 'application/json; charset=utf-8') : gw.redact.headerValue(up.headers['content-type'] ?? 'application/json'),
+    )
+    .header('cache-control', 'no-cache')
+    .header('x-service-resolved-provider', target.provider)
+    .header('x-service-resolved-model', target.model)
+    .header('x-service-resolved-via-alias', target.viaAlias ? '1' : '0')
+    .header('x-service-dropped-params', out.dropped.join(','));
+  await deliver(call, up, {
+    provider,
+    model: target.model,
+    usageFormat: USAGE_OF[out.format],
+    price: { kind: 'tokens', promptEstimate: estimatePromptTokens(out.body, images?.tokens) },
+    rewriteSse: sse && rw.sse ? rw.sse() : undefined,
+    rewriteJson: rw.json,
+  });
+  return reply;
+}
