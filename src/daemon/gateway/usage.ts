@@ -43,16 +43,25 @@ function anthropicUsage(u: Obj): Partial3 {
   const input = num(u.input_tokens);
   const read = num(u.cache_read_input_tokens) ?? 0;
   const write = num(u.cache_creation_input_tokens) ?? 0;
-  const hour = num(obj(u.cache_creation)?.ephemeral_1h_input_tokens) ?? 0;
+  // without the breakdown the 1-hour part is left as it was (a stream's message_delta may
+  // repeat the counts without it; a whole answer without it has none: whole() makes it 0)
+  const breakdown = obj(u.cache_creation);
+  const hour = breakdown ? Math.min(num(breakdown.ephemeral_1h_input_tokens) ?? 0, write) : undefined;
   if (input === undefined) return { completion: num(u.output_tokens) };
-  return { prompt: input + read + write, completion: num(u.output_tokens), cached: read, cacheWrite: write, cacheWrite1h: Math.min(hour, write) };
+  return { prompt: input + read + write, completion: num(u.output_tokens), cached: read, cacheWrite: write, cacheWrite1h: hour };
 }
 
+/**
+ * Gemini: promptTokenCount includes the cached content (cachedContentTokenCount);
+ * toolUsePromptTokenCount (tool results fed back, e.g. search grounding) is input besides it;
+ * thoughtsTokenCount is output besides candidatesTokenCount (https://ai.google.dev/api/generate-content#UsageMetadata).
+ */
 function geminiUsage(u: Obj): Partial3 {
   const out = num(u.candidatesTokenCount);
   const thoughts = num(u.thoughtsTokenCount) ?? 0;
+  const prompt = num(u.promptTokenCount);
   return {
-    prompt: num(u.promptTokenCount),
+    prompt: prompt === undefined ? undefined : prompt + (num(u.toolUsePromptTokenCount) ?? 0),
     completion: out === undefined ? undefined : out + thoughts,
     cached: num(u.cachedContentTokenCount),
     reasoning: num(u.thoughtsTokenCount),
@@ -135,8 +144,8 @@ function stringValueLength(line: string, key: string): number {
   return n;
 }
 
-/** Where generated text sits in a chunk: content / text deltas, tool-call argument deltas. */
-const TEXT_KEYS = ['"content":"', '"text":"', '"arguments":"', '"partial_json":"'];
+/** Where generated text sits in a chunk: content / text deltas, tool-call argument deltas, the Responses API's string deltas. */
+const TEXT_KEYS = ['"content":"', '"text":"', '"arguments":"', '"partial_json":"', '"delta":"'];
 
 /**
  * Scans an SSE byte stream as it passes through (no copy of the stream is kept: only the

@@ -369,8 +369,33 @@ function bookingOf(ctx: AppContext, r: Reservation, s: SettleInput): Booking {
 
 const round3 = (ms: number) => Math.round(ms * 1000) / 1000;
 
+/** 1234567 → "1,234,567" (Intl's toLocaleString costs more than a call's other bookkeeping) */
+export function grouped(n: number): string {
+  const s = String(n);
+  return s.length <= 3 || !/^\d+$/.test(s) ? s : s.replace(/\B(?=(\d{3})+$)/g, ',');
+}
+
+/**
+ * What a token-priced call was charged for, class by class (those it used), as the wallet
+ * transaction names it: "100 input, 5,000 cached input, 1,000 cache-write tokens (1 h), 50
+ * output tokens", and the tier when it was one.
+ */
+export function tokenClasses(c: Cost): string {
+  if (c.units > 0 || c.promptTokens + c.completionTokens === 0) return '';
+  const write5m = c.cacheWriteTokens - c.cacheWrite1hTokens;
+  const parts: string[] = [];
+  const input = c.promptTokens - c.cachedTokens - c.cacheWriteTokens;
+  if (input > 0) parts.push(`${grouped(input)} input tokens`);
+  if (c.cachedTokens > 0) parts.push(`${grouped(c.cachedTokens)} cached input tokens`);
+  if (write5m > 0) parts.push(`${grouped(write5m)} cache-write tokens (5 min)`);
+  if (c.cacheWrite1hTokens > 0) parts.push(`${grouped(c.cacheWrite1hTokens)} cache-write tokens (1 h)`);
+  if (c.completionTokens > 0) parts.push(`${grouped(c.completionTokens)} output tokens${c.reasoningTokens > 0 ? ` (${grouped(c.reasoningTokens)} reasoning)` : ''}`);
+  const tier = c.tierAbove > 0 ? ` at the price above ${grouped(c.tierAbove)} prompt tokens` : '';
+  return parts.length ? `: ${parts.join(', ')}${tier}` : '';
+}
+
 function describe(r: Reservation, providerId: string, cost: Cost, writtenOff: number): string {
-  const what = `${r.endpoint} ${providerId}${cost.model ? `/${cost.model}` : ''}`;
+  const what = `${r.endpoint} ${providerId}${cost.model ? `/${cost.model}` : ''}${tokenClasses(cost)}`;
   return writtenOff > 0 ? `${what} (capped at its hold ${usdText(r.holdNano)}: ${usdText(writtenOff)} written off)` : what;
 }
 
