@@ -144,8 +144,10 @@ function stringValueLength(line: string, key: string): number {
   return n;
 }
 
-/** Where generated text sits in a chunk: content / text deltas, tool-call argument deltas, the Responses API's string deltas. */
-const TEXT_KEYS = ['"content":"', '"text":"', '"arguments":"', '"partial_json":"', '"delta":"'];
+/** Where generated text sits in a chunk: content / text deltas, tool-call argument deltas. */
+const TEXT_KEYS = ['"content":"', '"text":"', '"arguments":"', '"partial_json":"'];
+/** The OpenAI format also streams the Responses API, whose text and argument deltas are `"delta":"…"`. */
+const OPENAI_TEXT_KEYS = [...TEXT_KEYS, '"delta":"'];
 
 /**
  * Scans an SSE byte stream as it passes through (no copy of the stream is kept: only the
@@ -161,7 +163,11 @@ export class SseUsageTap {
   /** characters of generated text seen in content / text deltas */
   textChars = 0;
 
-  constructor(private readonly format: UsageFormat) {}
+  private readonly textKeys: readonly string[];
+
+  constructor(private readonly format: UsageFormat) {
+    this.textKeys = format === 'openai' ? OPENAI_TEXT_KEYS : TEXT_KEYS;
+  }
 
   push(chunk: Buffer): void {
     const text = this.rest + this.decoder.write(chunk);
@@ -198,7 +204,7 @@ export class SseUsageTap {
         /* not JSON: ignore */
       }
     }
-    for (const key of TEXT_KEYS) this.textChars += stringValueLength(line, key);
+    for (const key of this.textKeys) this.textChars += stringValueLength(line, key);
   }
 
   /** True once the stream reported its final token counts. */
