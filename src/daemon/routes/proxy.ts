@@ -49,7 +49,8 @@ const proxy: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
   };
   const onRequest = requireGatewayAuth(ctx, true);
   app.post('/external/:provider/*', { onRequest, schema, config }, (req, reply) => handle(req, reply, 'POST'));
-  app.get('/external/:provider/*', { onRequest, config, schema: { ...schema, summary: 'Proxy a GET to a provider (not metered)' } }, (req, reply) =>
+  const getSchema = { ...schema, summary: 'Proxy a GET to a provider (not metered)', response: { 200: ProviderAnswer, ...errorResponses(400, 401, 403, 404, 429, 503) } };
+  app.get('/external/:provider/*', { onRequest, config, schema: getSchema }, (req, reply) =>
     handle(req, reply, 'GET'),
   );
 
