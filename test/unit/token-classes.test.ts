@@ -152,6 +152,11 @@ describe('usage shapes', () => {
     tap.push(Buffer.from(`data: ${JSON.stringify({ type: 'response.output_text.delta', delta: 'x'.repeat(400) })}\n\n`));
     expect(tap.usage(10).completion).toBe(100);
   });
+  it('DeepSeek’s prompt_cache_hit_tokens and Cohere’s compatibility API usage are read', () => {
+    const j = (o: unknown) => Buffer.from(JSON.stringify(o));
+    expect(usageFromJson('openai', j({ usage: { prompt_tokens: 100, completion_tokens: 5, prompt_cache_hit_tokens: 64, prompt_cache_miss_tokens: 36 } }))).toEqual(usage({ prompt: 100, cached: 64, completion: 5 }));
+    expect(usageFromJson('cohere', j({ usage: { prompt_tokens: 12, completion_tokens: 3, total_tokens: 15 } }))).toEqual(usage({ prompt: 12, completion: 3 }));
+  });
   it('Gemini: tool-use prompt tokens are input besides promptTokenCount', () => {
     const u = usageFromJson('gemini', Buffer.from(JSON.stringify({ usageMetadata: { promptTokenCount: 100, toolUsePromptTokenCount: 40, cachedContentTokenCount: 60, candidatesTokenCount: 10, thoughtsTokenCount: 5 } })));
     expect(u).toEqual(usage({ prompt: 140, cached: 60, completion: 15, reasoning: 5 }));

@@ -30,7 +30,8 @@ function openaiUsage(u: Obj): Partial3 {
   return {
     prompt: num(u.prompt_tokens) ?? num(u.input_tokens),
     completion: num(u.completion_tokens) ?? num(u.output_tokens),
-    cached: num(details?.cached_tokens),
+    // DeepSeek names its cache hits prompt_cache_hit_tokens (https://api-docs.deepseek.com/api/create-chat-completion)
+    cached: num(details?.cached_tokens) ?? num(u.prompt_cache_hit_tokens),
     reasoning: num(out?.reasoning_tokens),
   };
 }
@@ -92,7 +93,10 @@ export function usageOf(format: UsageFormat, doc: unknown): Partial3 | undefined
     }
     case 'cohere': {
       const b = obj(obj(d.meta)?.billed_units) ?? obj(obj(d.usage)?.billed_units) ?? obj(obj(obj(d.delta)?.usage)?.billed_units);
-      return b ? cohereUsage(b) : undefined;
+      if (b) return cohereUsage(b);
+      // Cohere's OpenAI-compatible API (/compatibility/v1/chat/completions) answers the common usage
+      const u = obj(d.usage);
+      return u && u.prompt_tokens !== undefined ? openaiUsage(u) : undefined;
     }
     default:
       return undefined;
