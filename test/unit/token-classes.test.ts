@@ -157,6 +157,13 @@ describe('usage shapes', () => {
     expect(usageFromJson('openai', j({ usage: { prompt_tokens: 100, completion_tokens: 5, prompt_cache_hit_tokens: 64, prompt_cache_miss_tokens: 36 } }))).toEqual(usage({ prompt: 100, cached: 64, completion: 5 }));
     expect(usageFromJson('cohere', j({ usage: { prompt_tokens: 12, completion_tokens: 3, total_tokens: 15 } }))).toEqual(usage({ prompt: 12, completion: 3 }));
   });
+  it('xAI’s reasoning tokens beside completion_tokens (total_tokens says so) are output; OpenAI’s inside it are not counted twice', () => {
+    const j = (o: unknown) => Buffer.from(JSON.stringify(o));
+    const xai = { prompt_tokens: 32, completion_tokens: 14, total_tokens: 356, completion_tokens_details: { reasoning_tokens: 310 } };
+    expect(usageFromJson('openai', j({ usage: xai }))).toEqual(usage({ prompt: 32, completion: 324, reasoning: 310 }));
+    const openai = { prompt_tokens: 32, completion_tokens: 324, total_tokens: 356, completion_tokens_details: { reasoning_tokens: 310 } };
+    expect(usageFromJson('openai', j({ usage: openai }))).toEqual(usage({ prompt: 32, completion: 324, reasoning: 310 }));
+  });
   it('Gemini: tool-use prompt tokens are input besides promptTokenCount', () => {
     const u = usageFromJson('gemini', Buffer.from(JSON.stringify({ usageMetadata: { promptTokenCount: 100, toolUsePromptTokenCount: 40, cachedContentTokenCount: 60, candidatesTokenCount: 10, thoughtsTokenCount: 5 } })));
     expect(u).toEqual(usage({ prompt: 140, cached: 60, completion: 15, reasoning: 5 }));

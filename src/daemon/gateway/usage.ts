@@ -23,16 +23,26 @@ type Obj = Record<string, unknown>;
 const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : undefined);
 const obj = (v: unknown): Obj | undefined => (v && typeof v === 'object' ? (v as Obj) : undefined);
 
-/** OpenAI chat (prompt/completion_tokens) and responses API (input/output_tokens). */
+/**
+ * OpenAI chat (prompt/completion_tokens) and responses API (input/output_tokens). Reasoning
+ * tokens are part of completion_tokens, except where total_tokens says they are not: xAI
+ * reports them beside it (https://docs.x.ai/docs/guides/reasoning: prompt 32, completion 14,
+ * reasoning 310, total 356), and they are output all the same.
+ */
 function openaiUsage(u: Obj): Partial3 {
   const details = obj(u.prompt_tokens_details) ?? obj(u.input_tokens_details);
   const out = obj(u.completion_tokens_details) ?? obj(u.output_tokens_details);
+  const prompt = num(u.prompt_tokens) ?? num(u.input_tokens);
+  let completion = num(u.completion_tokens) ?? num(u.output_tokens);
+  const reasoning = num(out?.reasoning_tokens);
+  const total = num(u.total_tokens);
+  if (reasoning && completion !== undefined && prompt !== undefined && total === prompt + completion + reasoning) completion += reasoning;
   return {
-    prompt: num(u.prompt_tokens) ?? num(u.input_tokens),
-    completion: num(u.completion_tokens) ?? num(u.output_tokens),
+    prompt,
+    completion,
     // DeepSeek names its cache hits prompt_cache_hit_tokens (https://api-docs.deepseek.com/api/create-chat-completion)
     cached: num(details?.cached_tokens) ?? num(u.prompt_cache_hit_tokens),
-    reasoning: num(out?.reasoning_tokens),
+    reasoning,
   };
 }
 
