@@ -95,15 +95,16 @@ export function quoteTokens(
   body: Record<string, unknown> | undefined,
   generates = true,
 ): Quote {
-  const known = priceRow(config, provider.def.id, model);
-  const row: ModelInfo | undefined = known ?? dearestRow(config, provider.def.id);
+  const row: ModelInfo | undefined = priceRow(config, provider.def.id, model) ?? dearestRow(config, provider.def.id);
+  const known = priceRow(config, provider.def.id, model) !== undefined;
+  const limit = known ? row!.maxOutputTokens : DEFAULT_MAX_OUTPUT_TOKENS;
   // the output cap is what the caller asked for, at most the model's own limit (CONTRACT
   // "Holds", third round); what was asked of an unknown model is bounded by more than any
   // model writes, so a max_tokens of 1e15 is a hold no wallet covers, never a number the
   // store cannot hold
-  const asked = bounded(requestedOutputCap(body));
-  const cap = known ? Math.min(asked ?? known.maxOutputTokens, known.maxOutputTokens) : (asked ?? DEFAULT_MAX_OUTPUT_TOKENS);
-  const outputCap = generates ? cap * choices(body) : 0;
+  const requested = bounded(requestedOutputCap(body));
+  const asked = known && requested !== undefined ? Math.min(requested, limit) : requested;
+  const outputCap = generates ? (asked ?? limit) * choices(body) : 0;
   const prompt = wire === undefined ? 0 : promptBound(wire);
   if (!row) return { nano: 0, tokens: prompt + outputCap, promptNano: 0, outputNanoPerToken: 0, outputCap };
   // context held at the provider: the prompt is bounded by the model's context window
