@@ -39,6 +39,8 @@ export const ERROR_STATUS = {
   PROVIDER_KEY_MISSING: 503,
   UPSTREAM_UNREACHABLE: 503,
   ALL_CANDIDATES_FAILED: 503,
+  /** a batch job through the proxy: agw cannot meter it per call yet (docs/gateway.md "Batches") */
+  BATCH_NOT_METERED: 501,
   // wallet
   TOPUP_DISABLED: 403,
   // marketplace

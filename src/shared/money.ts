@@ -18,3 +18,17 @@ export function tokenCostNano(tokens: number, usdPer1M: number): number {
   // usdPer1M / 1e6 USD per token = usdPer1M * 1e3 nano per token
   return Math.round(tokens * usdPer1M * 1000);
 }
+
+/**
+ * A token price as integer pico-USD (1e-12) per token: USD-per-1M x 1e6, exact for any price
+ * given to 6 decimals. Prices are turned into this once per config; the money path then
+ * multiplies and adds integers only and rounds once (picoToNano).
+ */
+export function picoPerToken(usdPer1M: number): number {
+  return Math.round(usdPer1M * 1_000_000);
+}
+
+/** Pico-USD to nano-USD, rounded half up (one rounding per call). */
+export function picoToNano(pico: number): number {
+  return Math.floor((pico + 500) / 1000);
+}

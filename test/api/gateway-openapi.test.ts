@@ -18,7 +18,7 @@ describe('gateway routes in the OpenAPI document', () => {
     const proxy = paths['/api/external/{provider}/{path}'];
     expect(Object.keys(proxy).sort()).toEqual(['get', 'post']);
     expect(proxy.post.parameters!.filter((p) => p.in === 'path').map((p) => p.name).sort()).toEqual(['path', 'provider']);
-    expect(Object.keys(proxy.post.responses).sort()).toEqual(['200', '400', '401', '402', '403', '404', '429', '503']);
+    expect(Object.keys(proxy.post.responses).sort()).toEqual(['200', '400', '401', '402', '403', '404', '429', '501', '503']);
 
     const chat = paths['/api/gateway/chat'].post;
     const body = chat.requestBody!.content['application/json'].schema;

@@ -148,7 +148,19 @@ describe('pricing', () => {
   it('prices tokens from the catalog x margin, cached input at the cached rate', () => {
     const c = tokenCost(config, openai, 'gpt-4o-mini', { prompt: 1000, completion: 500, cached: 200, cacheWrite: 0, cacheWrite1h: 0, reasoning: 120 });
     const raw = tokenCostNano(800, 0.15) + tokenCostNano(200, 0.075) + tokenCostNano(500, 0.6);
-    expect(c).toEqual({ model: 'gpt-4o-mini', promptTokens: 1000, completionTokens: 500, cachedTokens: 200, cacheWriteTokens: 0, reasoningTokens: 120, units: 0, rawNano: raw, customerNano: Math.round(raw * 2) });
+    expect(c).toEqual({
+      model: 'gpt-4o-mini',
+      promptTokens: 1000,
+      completionTokens: 500,
+      cachedTokens: 200,
+      cacheWriteTokens: 0,
+      cacheWrite1hTokens: 0,
+      reasoningTokens: 120,
+      tierAbove: 0,
+      units: 0,
+      rawNano: raw,
+      customerNano: Math.round(raw * 2),
+    });
   });
 
   it('dated snapshots match their catalog model; unknown models are charged at the dearest rate', () => {

@@ -23,15 +23,26 @@ type Obj = Record<string, unknown>;
 const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : undefined);
 const obj = (v: unknown): Obj | undefined => (v && typeof v === 'object' ? (v as Obj) : undefined);
 
-/** OpenAI chat (prompt/completion_tokens) and responses API (input/output_tokens). */
+/**
+ * OpenAI chat (prompt/completion_tokens) and responses API (input/output_tokens). Reasoning
+ * tokens are part of completion_tokens, except where total_tokens says they are not: xAI
+ * reports them beside it (https://docs.x.ai/docs/guides/reasoning: prompt 32, completion 14,
+ * reasoning 310, total 356), and they are output all the same.
+ */
 function openaiUsage(u: Obj): Partial3 {
   const details = obj(u.prompt_tokens_details) ?? obj(u.input_tokens_details);
   const out = obj(u.completion_tokens_details) ?? obj(u.output_tokens_details);
+  const prompt = num(u.prompt_tokens) ?? num(u.input_tokens);
+  let completion = num(u.completion_tokens) ?? num(u.output_tokens);
+  const reasoning = num(out?.reasoning_tokens);
+  const total = num(u.total_tokens);
+  if (reasoning && completion !== undefined && prompt !== undefined && total === prompt + completion + reasoning) completion += reasoning;
   return {
-    prompt: num(u.prompt_tokens) ?? num(u.input_tokens),
-    completion: num(u.completion_tokens) ?? num(u.output_tokens),
-    cached: num(details?.cached_tokens),
-    reasoning: num(out?.reasoning_tokens),
+    prompt,
+    completion,
+    // DeepSeek names its cache hits prompt_cache_hit_tokens (https://api-docs.deepseek.com/api/create-chat-completion)
+    cached: num(details?.cached_tokens) ?? num(u.prompt_cache_hit_tokens),
+    reasoning,
   };
 }
 
@@ -43,16 +54,25 @@ function anthropicUsage(u: Obj): Partial3 {
   const input = num(u.input_tokens);
   const read = num(u.cache_read_input_tokens) ?? 0;
   const write = num(u.cache_creation_input_tokens) ?? 0;
-  const hour = num(obj(u.cache_creation)?.ephemeral_1h_input_tokens) ?? 0;
+  // without the breakdown the 1-hour part is left as it was (a stream's message_delta may
+  // repeat the counts without it; a whole answer without it has none: whole() makes it 0)
+  const breakdown = obj(u.cache_creation);
+  const hour = breakdown ? Math.min(num(breakdown.ephemeral_1h_input_tokens) ?? 0, write) : undefined;
   if (input === undefined) return { completion: num(u.output_tokens) };
-  return { prompt: input + read + write, completion: num(u.output_tokens), cached: read, cacheWrite: write, cacheWrite1h: Math.min(hour, write) };
+  return { prompt: input + read + write, completion: num(u.output_tokens), cached: read, cacheWrite: write, cacheWrite1h: hour };
 }
 
+/**
+ * Gemini: promptTokenCount includes the cached content (cachedContentTokenCount);
+ * toolUsePromptTokenCount (tool results fed back, e.g. search grounding) is input besides it;
+ * thoughtsTokenCount is output besides candidatesTokenCount (https://ai.google.dev/api/generate-content#UsageMetadata).
+ */
 function geminiUsage(u: Obj): Partial3 {
   const out = num(u.candidatesTokenCount);
   const thoughts = num(u.thoughtsTokenCount) ?? 0;
+  const prompt = num(u.promptTokenCount);
   return {
-    prompt: num(u.promptTokenCount),
+    prompt: prompt === undefined ? undefined : prompt + (num(u.toolUsePromptTokenCount) ?? 0),
     completion: out === undefined ? undefined : out + thoughts,
     cached: num(u.cachedContentTokenCount),
     reasoning: num(u.thoughtsTokenCount),
@@ -83,7 +103,10 @@ export function usageOf(format: UsageFormat, doc: unknown): Partial3 | undefined
     }
     case 'cohere': {
       const b = obj(obj(d.meta)?.billed_units) ?? obj(obj(d.usage)?.billed_units) ?? obj(obj(obj(d.delta)?.usage)?.billed_units);
-      return b ? cohereUsage(b) : undefined;
+      if (b) return cohereUsage(b);
+      // Cohere's OpenAI-compatible API (/compatibility/v1/chat/completions) answers the common usage
+      const u = obj(d.usage);
+      return u && u.prompt_tokens !== undefined ? openaiUsage(u) : undefined;
     }
     default:
       return undefined;
@@ -137,6 +160,8 @@ function stringValueLength(line: string, key: string): number {
 
 /** Where generated text sits in a chunk: content / text deltas, tool-call argument deltas. */
 const TEXT_KEYS = ['"content":"', '"text":"', '"arguments":"', '"partial_json":"'];
+/** The OpenAI format also streams the Responses API, whose text and argument deltas are `"delta":"…"`. */
+const OPENAI_TEXT_KEYS = [...TEXT_KEYS, '"delta":"'];
 
 /**
  * Scans an SSE byte stream as it passes through (no copy of the stream is kept: only the
@@ -152,7 +177,11 @@ export class SseUsageTap {
   /** characters of generated text seen in content / text deltas */
   textChars = 0;
 
-  constructor(private readonly format: UsageFormat) {}
+  private readonly textKeys: readonly string[];
+
+  constructor(private readonly format: UsageFormat) {
+    this.textKeys = format === 'openai' ? OPENAI_TEXT_KEYS : TEXT_KEYS;
+  }
 
   push(chunk: Buffer): void {
     const text = this.rest + this.decoder.write(chunk);
@@ -189,7 +218,7 @@ export class SseUsageTap {
         /* not JSON: ignore */
       }
     }
-    for (const key of TEXT_KEYS) this.textChars += stringValueLength(line, key);
+    for (const key of this.textKeys) this.textChars += stringValueLength(line, key);
   }
 
   /** True once the stream reported its final token counts. */

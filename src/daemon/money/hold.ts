@@ -1,23 +1,33 @@
 import type { ModelInfo, ResolvedConfig, ResolvedProvider } from '../../shared/config/resolve.js';
-import { DEFAULT_MAX_OUTPUT_TOKENS } from '../../shared/providers/index.js';
-import { nanoToUsd, tokenCostNano } from '../../shared/money.js';
+import { DEFAULT_CONTEXT_TOKENS, DEFAULT_MAX_OUTPUT_TOKENS } from '../../shared/providers/index.js';
+import { nanoToUsd, picoToNano } from '../../shared/money.js';
 import { dearestRow, priceRow, unitCost, type UnitCharge } from './pricing.js';
 
 /**
  * What a call may cost at most, known before the upstream is contacted (CONTRACT
  * "Spending order … Holds"): the hold its admission takes.
  *
- * Token-priced: promptBound × input price + outputCap × output price, × margin.
+ * Token-priced: promptBound × the dearest input-side price + outputCap × the output price,
+ * × margin, at the dearest level the prompt could reach (CONTRACT third round, "Exact cost
+ * for every token class"):
  * - promptBound: the UTF-8 byte count of the request body as sent upstream, plus
  *   MEDIA_PART_TOKENS per image/audio/file part. Byte-level BPE tokenizers never make more
  *   tokens than bytes, and the body's JSON syntax ({"role":"user","content":""} per
  *   message) is more than the per-message overhead providers add, so text is bounded.
  *   A media part's tokens depend on its pixels, which the body does not say: a provider
  *   that reports more than the hold covered is capped at the hold and the rest written
- *   off (settle.ts), never charged.
+ *   off (settle.ts), never charged. Context held at the provider (`previous_response_id`,
+ *   `conversation`, a Gemini `cachedContent`) is not in the body: such a call's prompt is
+ *   bounded by the model's context window (`contextTokens`) instead.
+ * - the dearest input-side price: the dearest of uncached input, cache reads, 5-minute and
+ *   1-hour cache writes (any of the prompt's tokens may be any of them), at the dearest
+ *   level (base or tier) whose threshold the prompt bound is above; the output price at
+ *   that level too (a tier prices all the call's tokens).
  * - outputCap: max_tokens / max_completion_tokens / max_output_tokens /
- *   generationConfig.maxOutputTokens (× n choices) as asked (bounded by 10M tokens);
- *   without one, the model's limit (the catalog's maxOutputTokens).
+ *   generationConfig.maxOutputTokens (× n choices) as asked, at most the model's own limit
+ *   (the catalog's maxOutputTokens: coding agents ask 128000 of every model); without one,
+ *   that limit. A model the catalog does not know is held for what was asked (bounded by
+ *   10M tokens), else DEFAULT_MAX_OUTPUT_TOKENS.
  * Unit-priced: the unit charge, known exactly from the request.
  */
 export interface Quote {
@@ -91,15 +101,26 @@ export function quoteTokens(
   const row: ModelInfo | undefined = priceRow(config, provider.def.id, model) ?? dearestRow(config, provider.def.id);
   const known = priceRow(config, provider.def.id, model) !== undefined;
   const limit = known ? row!.maxOutputTokens : DEFAULT_MAX_OUTPUT_TOKENS;
-  // the output cap is what the caller asked for, else the model's own limit (CONTRACT
-  // "Holds"); what was asked is bounded by more than any model writes, so a max_tokens of
-  // 1e15 is a hold no wallet covers, never a number the store cannot hold
-  const asked = bounded(requestedOutputCap(body));
+  // the output cap is what the caller asked for, at most the model's own limit (CONTRACT
+  // "Holds", third round); what was asked of an unknown model is bounded by more than any
+  // model writes, so a max_tokens of 1e15 is a hold no wallet covers, never a number the
+  // store cannot hold
+  const requested = bounded(requestedOutputCap(body));
+  const asked = known && requested !== undefined ? Math.min(requested, limit) : requested;
   const outputCap = generates ? (asked ?? limit) * choices(body) : 0;
   const prompt = promptTokens ?? (wire === undefined ? 0 : promptBound(wire));
   if (!row) return { nano: 0, tokens: prompt + outputCap, promptNano: 0, outputNanoPerToken: 0, outputCap };
-  const promptNano = Math.round(tokenCostNano(prompt, row.inputPer1M) * provider.margin);
-  const outputNanoPerToken = row.outputPer1M * 1000 * provider.margin;
+  // context held at the provider: the prompt is bounded by the model's context window
+  const held = holdsContext(body) ? Math.max(prompt, known ? row.contextTokens : Math.max(row.contextTokens, DEFAULT_CONTEXT_TOKENS)) : prompt;
+  let inputPico = 0;
+  let outputPico = 0;
+  for (const l of row.levels) {
+    if (l.above !== 0 && !(held > l.above)) continue; // a tier the prompt cannot reach
+    inputPico = Math.max(inputPico, l.dearestInputPico);
+    outputPico = Math.max(outputPico, l.pico.output);
+  }
+  const promptNano = Math.round(picoToNano(held * inputPico) * provider.margin);
+  const outputNanoPerToken = (outputPico / 1000) * provider.margin;
   return {
     nano: promptNano + Math.ceil(outputCap * outputNanoPerToken),
     tokens: prompt + outputCap,
@@ -107,6 +128,16 @@ export function quoteTokens(
     outputNanoPerToken,
     outputCap,
   };
+}
+
+const nonEmpty = (v: unknown): boolean => (typeof v === 'string' && v.length > 0) || (typeof v === 'object' && v !== null);
+
+/**
+ * True when the body names context the provider holds and the body does not carry: a
+ * Responses API `previous_response_id` or `conversation`, a Gemini `cachedContent`.
+ */
+export function holdsContext(body: Record<string, unknown> | undefined): boolean {
+  return body !== undefined && (nonEmpty(body.previous_response_id) || nonEmpty(body.conversation) || nonEmpty(body.cachedContent));
 }
 
 /** More output tokens than any model writes in one answer. */

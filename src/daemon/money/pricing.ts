@@ -1,13 +1,18 @@
 import type { ModelInfo, ResolvedConfig, ResolvedProvider } from '../../shared/config/resolve.js';
 import { findUnitPrice, type UnitPrice } from '../../shared/providers/index.js';
-import { tokenCostNano, usdToNano } from '../../shared/money.js';
+import { levelFor } from '../../shared/config/model-prices.js';
+import { picoToNano, usdToNano } from '../../shared/money.js';
 import type { TokenUsage } from '../gateway/usage.js';
 
 /**
- * What one call costs, in nano-USD. Token-priced:
- *   raw = tokenCostNano(prompt - cached, inputPer1M) + tokenCostNano(cached, cachedInputPer1M)
- *       + tokenCostNano(completion, outputPer1M)
- * Unit-priced: raw = usdToNano(units x price). Customer cost = round(raw x provider margin).
+ * What one call costs, in nano-USD (CONTRACT third round, "Exact cost for every token
+ * class"). Token-priced: the call's level is the model's base price or the tier its prompt
+ * tokens are strictly above (all its tokens priced there), and
+ *   raw = Σ tokens of each class × that class's price
+ *       = uncached input × input + cache reads × cachedInput + 5-minute writes × cacheWrite
+ *         + 1-hour writes × cacheWrite1h + output (reasoning included) × output,
+ * summed in integer pico-USD and rounded to nano-USD once. Unit-priced: raw = usdToNano(units
+ * x price). Customer cost = round(raw x provider margin).
  */
 export interface Cost {
   model: string | null;
@@ -17,8 +22,12 @@ export interface Cost {
   cachedTokens: number;
   /** the part of promptTokens written to the provider's prompt cache */
   cacheWriteTokens: number;
+  /** the part of cacheWriteTokens written for 1 hour (the rest: 5 minutes) */
+  cacheWrite1hTokens: number;
   /** the part of completionTokens spent thinking */
   reasoningTokens: number;
+  /** the tier the call was priced at: its threshold, 0 for the base price */
+  tierAbove: number;
   units: number;
   rawNano: number;
   customerNano: number;
@@ -53,11 +62,14 @@ export function priceRow(config: ResolvedConfig, provider: string, model: string
   return modelsOf(config, provider).find((m) => model.startsWith(m.model));
 }
 
-/** Unknown models are charged at the provider's most expensive catalog rate (never free). */
+/** Unknown models are charged at the provider's most expensive catalog rate, its dearest level (never free). */
 export function dearestRow(config: ResolvedConfig, provider: string): ModelInfo | undefined {
   let best: ModelInfo | undefined;
+  let bestRate = -1;
   for (const m of modelsOf(config, provider)) {
-    if (!best || m.inputPer1M + m.outputPer1M > best.inputPer1M + best.outputPer1M) best = m;
+    const top = m.levels[m.levels.length - 1];
+    const rate = top.dearestInputPico + top.pico.output;
+    if (rate > bestRate) [best, bestRate] = [m, rate];
   }
   return best;
 }
@@ -65,18 +77,27 @@ export function dearestRow(config: ResolvedConfig, provider: string): ModelInfo 
 export function tokenCost(config: ResolvedConfig, provider: ResolvedProvider, model: string | null, u: TokenUsage): Cost {
   const row = priceRow(config, provider.def.id, model) ?? dearestRow(config, provider.def.id);
   const cached = Math.min(u.cached, u.prompt);
-  const raw = row
-    ? tokenCostNano(u.prompt - cached, row.inputPer1M) +
-      tokenCostNano(cached, row.cachedInputPer1M) +
-      tokenCostNano(u.completion, row.outputPer1M)
-    : 0;
+  const write = Math.min(u.cacheWrite, u.prompt - cached);
+  const write1h = Math.min(u.cacheWrite1h, write);
+  let raw = 0;
+  let tierAbove = 0;
+  if (row) {
+    const level = levelFor(row.levels, u.prompt);
+    const p = level.pico;
+    tierAbove = level.above;
+    raw = picoToNano(
+      (u.prompt - cached - write) * p.input + cached * p.cached + (write - write1h) * p.write + write1h * p.write1h + u.completion * p.output,
+    );
+  }
   return {
     model,
     promptTokens: u.prompt,
     completionTokens: u.completion,
     cachedTokens: cached,
-    cacheWriteTokens: u.cacheWrite,
+    cacheWriteTokens: write,
+    cacheWrite1hTokens: write1h,
     reasoningTokens: u.reasoning,
+    tierAbove,
     units: 0,
     rawNano: raw,
     customerNano: Math.round(raw * provider.margin),
@@ -110,5 +131,17 @@ export function unitCharge(provider: ResolvedProvider, path: string, body: unkno
 export function unitCost(provider: ResolvedProvider, charge: UnitCharge | undefined, model: string | null): Cost {
   const units = charge?.units ?? 0;
   const raw = charge ? usdToNano(units * charge.unit.price) : 0;
-  return { model, promptTokens: 0, completionTokens: 0, cachedTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0, units, rawNano: raw, customerNano: Math.round(raw * provider.margin) };
+  return {
+    model,
+    promptTokens: 0,
+    completionTokens: 0,
+    cachedTokens: 0,
+    cacheWriteTokens: 0,
+    cacheWrite1hTokens: 0,
+    reasoningTokens: 0,
+    tierAbove: 0,
+    units,
+    rawNano: raw,
+    customerNano: Math.round(raw * provider.margin),
+  };
 }

@@ -1,9 +1,26 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { PublicCatalog, type PublicCatalogT } from '../../shared/schemas/catalog.js';
+import type { PriceLevel } from '../../shared/config/model-prices.js';
 import type { ResolvedConfig } from '../../shared/config/resolve.js';
 import type { RouteOptions } from './index.js';
 
 const round = (n: number) => Math.round(n * 1e6) / 1e6;
+
+/** One price level's classes, raw and retail. */
+function classes(l: PriceLevel, margin: number) {
+  return {
+    inputPer1M: l.inputPer1M,
+    outputPer1M: l.outputPer1M,
+    cachedInputPer1M: l.cachedInputPer1M,
+    cacheWritePer1M: l.cacheWritePer1M,
+    cacheWrite1hPer1M: l.cacheWrite1hPer1M,
+    inputPer1MRetail: round(l.inputPer1M * margin),
+    outputPer1MRetail: round(l.outputPer1M * margin),
+    cachedInputPer1MRetail: round(l.cachedInputPer1M * margin),
+    cacheWritePer1MRetail: round(l.cacheWritePer1M * margin),
+    cacheWrite1hPer1MRetail: round(l.cacheWrite1hPer1M * margin),
+  };
+}
 
 /** The public price catalog, built from the provider catalog and the config (no secrets). */
 export function buildPublicCatalog(config: ResolvedConfig): PublicCatalogT {
@@ -15,15 +32,16 @@ export function buildPublicCatalog(config: ResolvedConfig): PublicCatalogT {
         pr.kind === 'llm'
           ? [...config.models.values()]
               .filter((m) => m.provider === def.id)
-              .map((m) => ({
-                model: m.model,
-                inputPer1M: m.inputPer1M,
-                outputPer1M: m.outputPer1M,
-                cachedInputPer1M: m.cachedInputPer1M,
-                inputPer1MRetail: round(m.inputPer1M * margin),
-                outputPer1MRetail: round(m.outputPer1M * margin),
-                maxOutputTokens: m.maxOutputTokens,
-              }))
+              .map((m) => {
+                const [base, ...tiers] = m.levels;
+                return {
+                  model: m.model,
+                  ...classes(base, margin),
+                  tiers: tiers.map((t) => ({ aboveInputTokens: t.above, ...classes(t, margin) })),
+                  maxOutputTokens: m.maxOutputTokens,
+                  contextTokens: m.contextTokens,
+                };
+              })
           : [];
       const units =
         pr.kind === 'units'

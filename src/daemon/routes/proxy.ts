@@ -4,6 +4,7 @@ import type { Dispatcher } from 'undici';
 import type { ResolvedProvider } from '../../shared/config/resolve.js';
 import type { ProviderDef } from '../../shared/providers/index.js';
 import { AgwError } from '../../shared/errors.js';
+import { isBatchPath, isFreePath } from '../../shared/providers/index.js';
 import { errorResponses } from '../../shared/schemas/common.js';
 import { ProviderAnswer, ProxyParams } from '../../shared/schemas/gateway.js';
 import { release, reserve } from '../money/calls.js';
@@ -26,8 +27,11 @@ import type { RouteOptions } from './index.js';
  * provider's own credentials in place of the caller's. POST calls are metered (one quota
  * unit of the provider's usage type, one usage record, one wallet transaction, priced
  * from the answer's usage or from the provider's units); GET calls (model lists, polling
- * a job) are forwarded free. Non-2xx answers come back as they are, but for the provider
- * secrets redacted in them (and in every header passed back), and cost nothing.
+ * a job) and POST calls the provider does not charge for (its catalog `freePaths`: token
+ * counting) are forwarded free, without a hold or a record; POST calls that start a batch job
+ * (`batchPaths`) are refused with 501 BATCH_NOT_METERED. Non-2xx answers come back as they
+ * are, but for the provider secrets redacted in them (and in every header passed back), and
+ * cost nothing.
  */
 const proxy: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
   const gw = gatewayOf(ctx);
@@ -39,7 +43,7 @@ const proxy: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
     tags: ['gateway'],
     summary: 'Proxy to a provider: its own path and schema; credentials replaced by the provider’s own',
     security: [{ bearer: [] }],
-    response: { 200: ProviderAnswer, ...errorResponses(400, 401, 402, 403, 404, 429, 503) },
+    response: { 200: ProviderAnswer, ...errorResponses(400, 401, 402, 403, 404, 429, 501, 503) },
   };
   // the OpenAPI document names the wildcard as the spec does: /external/{provider}/{path}
   const config = {
@@ -47,7 +51,8 @@ const proxy: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
   };
   const onRequest = requireGatewayAuth(ctx, true);
   app.post('/external/:provider/*', { onRequest, schema, config }, (req, reply) => handle(req, reply, 'POST'));
-  app.get('/external/:provider/*', { onRequest, config, schema: { ...schema, summary: 'Proxy a GET to a provider (not metered)' } }, (req, reply) =>
+  const getSchema = { ...schema, summary: 'Proxy a GET to a provider (not metered)', response: { 200: ProviderAnswer, ...errorResponses(400, 401, 403, 404, 429, 503) } };
+  app.get('/external/:provider/*', { onRequest, config, schema: getSchema }, (req, reply) =>
     handle(req, reply, 'GET'),
   );
 
@@ -68,7 +73,16 @@ const proxy: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
     const headers = forwardableHeaders(req.headers);
     providerAuthHeaders(provider, headers);
     const body = Buffer.isBuffer(req.body) && req.body.length ? req.body : undefined;
-    if (method === 'GET') return forwardFree(req, reply, provider, { path, query, headers });
+    if (method === 'GET' || isFreePath(provider.def, path)) return forwardFree(req, reply, provider, { method, path, query, headers, body });
+    if (isBatchPath(provider.def, path)) {
+      const e = new AgwError(
+        'BATCH_NOT_METERED',
+        `batch jobs are not metered through agw yet (${id} bills a batch later, from its results, at its batch price): send the requests one by one, or ask an operator to run the batch with the provider's own key`,
+        { provider: id, path },
+        { 'x-should-retry': 'false' },
+      );
+      throw await refuseForKey(ctx, req, u, { endpoint: 'proxy', providerId: id, model: null, alias: null, stream: false, usageType: provider.def.usageType }, e);
+    }
 
     const json = parseJson(body, headers['content-type']);
     const def = provider.def;
@@ -132,13 +146,13 @@ const proxy: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
     req: FastifyRequest,
     reply: FastifyReply,
     provider: ResolvedProvider,
-    r: { path: string; query: string; headers: Record<string, string> },
+    r: { method: 'GET' | 'POST'; path: string; query: string; headers: Record<string, string>; body: Buffer | undefined },
   ): Promise<FastifyReply> {
     const ac = new UpstreamAbort();
     reply.raw.once('close', () => ac.abort());
     let up;
     try {
-      up = await gw.upstreams.request(provider, { method: 'GET', ...r, signal: ac });
+      up = await gw.upstreams.request(provider, { ...r, signal: ac });
     } catch (err) {
       ctx.metrics.observeUpstream(provider.def.id, err instanceof UpstreamError ? err.outcome : 'connect_error');
       throw unreachable(provider.def.id, err);

@@ -1,4 +1,15 @@
-import { DEFAULT_MAX_OUTPUT_TOKENS, PROVIDERS, getProvider, type ProviderDef, type ModelBand, USAGE_TYPES } from '../providers/index.js';
+import {
+  DEFAULT_CONTEXT_TOKENS,
+  DEFAULT_MAX_OUTPUT_TOKENS,
+  PROVIDERS,
+  getProvider,
+  type ModelBand,
+  type PriceTier,
+  type ProviderDef,
+  type TokenPrices,
+  USAGE_TYPES,
+} from '../providers/index.js';
+import { priceLevels, type PriceLevel } from './model-prices.js';
 import type { ConfigFile } from './schema.js';
 import {
   DEFAULT_ALIASES,
@@ -27,15 +38,22 @@ export interface ResolvedProvider {
   enabled: boolean;
 }
 
-export interface ModelInfo {
+/**
+ * A model's price as declared (catalog row, then the config's `models:` entry over it) and
+ * resolved: `levels` has every class of the base price and of each tier, fallbacks applied,
+ * as USD and as integer pico-USD per token (model-prices.ts).
+ */
+export interface ModelInfo extends TokenPrices {
   provider: string;
   model: string;
   band: ModelBand;
-  inputPer1M: number;
-  outputPer1M: number;
-  cachedInputPer1M: number;
-  /** the model's own output limit: what a call without max_tokens is held for */
+  tiers: readonly PriceTier[];
+  /** the model's own output limit: a call's output cap is at most this */
   maxOutputTokens: number;
+  /** the model's context window: what context held at the provider is held at */
+  contextTokens: number;
+  /** base level first, then the tiers by ascending threshold */
+  levels: readonly PriceLevel[];
 }
 
 export interface ResolvedConfig {
@@ -111,7 +129,7 @@ export function resolveConfig(
   const models = new Map<string, ModelInfo>();
   for (const def of Object.values(PROVIDERS) as ProviderDef[]) {
     if (def.pricing.kind !== 'llm') continue;
-    for (const m of def.pricing.models) models.set(modelKey(def.id, m.model), { provider: def.id, ...m });
+    for (const m of def.pricing.models) models.set(modelKey(def.id, m.model), withLevels({ provider: def.id, ...m, tiers: m.tiers ?? [] }));
   }
   (file.models ?? []).forEach((m, i) => {
     const def = getProvider(m.provider);
@@ -124,16 +142,27 @@ export function resolveConfig(
         message: 'a new model needs band, inputPer1M and outputPer1M',
       });
     }
+    const above = (m.tiers ?? []).map((t) => t.aboveInputTokens);
+    if (new Set(above).size !== above.length)
+      problems.push({ path: `models.${i}.tiers`, rule: 'unique', message: 'two tiers have the same aboveInputTokens' });
     const input = m.inputPer1M ?? prev!.inputPer1M;
-    models.set(modelKey(m.provider, m.model), {
-      provider: m.provider,
-      model: m.model,
-      band: m.band ?? prev!.band,
-      inputPer1M: input,
-      outputPer1M: m.outputPer1M ?? prev!.outputPer1M,
-      cachedInputPer1M: m.cachedInputPer1M ?? prev?.cachedInputPer1M ?? input,
-      maxOutputTokens: m.maxOutputTokens ?? prev?.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS,
-    });
+    models.set(
+      modelKey(m.provider, m.model),
+      withLevels({
+        provider: m.provider,
+        model: m.model,
+        band: m.band ?? prev!.band,
+        inputPer1M: input,
+        outputPer1M: m.outputPer1M ?? prev!.outputPer1M,
+        cachedInputPer1M: m.cachedInputPer1M ?? prev?.cachedInputPer1M ?? input,
+        // a class the catalog did not price follows the (new) input price
+        cacheWritePer1M: m.cacheWritePer1M ?? prev?.cacheWritePer1M,
+        cacheWrite1hPer1M: m.cacheWrite1hPer1M ?? prev?.cacheWrite1hPer1M,
+        tiers: m.tiers ?? prev?.tiers ?? [],
+        maxOutputTokens: m.maxOutputTokens ?? prev?.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS,
+        contextTokens: m.contextTokens ?? prev?.contextTokens ?? DEFAULT_CONTEXT_TOKENS,
+      }),
+    );
   });
 
   const tiers = new Map<string, TierDef>();
@@ -204,6 +233,12 @@ export function resolveConfig(
         : undefined,
     },
   };
+}
+
+/** A model's declared price with its resolved levels (base, then tiers ascending). */
+function withLevels(m: Omit<ModelInfo, 'levels'>): ModelInfo {
+  const tiers = [...m.tiers].sort((a, b) => a.aboveInputTokens - b.aboveInputTokens);
+  return { ...m, tiers, levels: priceLevels(m, tiers) };
 }
 
 /** logs.*: bodies are never kept longer than their records. */

@@ -9,6 +9,17 @@ const Target = Type.Object(
   { provider: Type.String({ minLength: 1 }), model: Type.String({ minLength: 1 }) },
   { additionalProperties: false },
 );
+const PriceTier = Type.Object(
+  {
+    aboveInputTokens: Type.Integer({ minimum: 1, description: 'the tier prices calls whose prompt tokens are strictly above this' }),
+    inputPer1M: Type.Number({ minimum: 0 }),
+    outputPer1M: Type.Number({ minimum: 0 }),
+    cachedInputPer1M: Type.Optional(Type.Number({ minimum: 0 })),
+    cacheWritePer1M: Type.Optional(Type.Number({ minimum: 0 })),
+    cacheWrite1hPer1M: Type.Optional(Type.Number({ minimum: 0 })),
+  },
+  { additionalProperties: false },
+);
 const Quotas = Type.Object(
   {
     ai_chat: Type.Optional(Type.Integer({ minimum: -1 })),
@@ -75,8 +86,18 @@ export const ConfigSchema = Type.Object(
             band: Type.Optional(Band),
             inputPer1M: Type.Optional(Type.Number({ minimum: 0 })),
             outputPer1M: Type.Optional(Type.Number({ minimum: 0 })),
-            cachedInputPer1M: Type.Optional(Type.Number({ minimum: 0 })),
+            cachedInputPer1M: Type.Optional(Type.Number({ minimum: 0, description: 'USD per 1M cache-read input tokens (default: inputPer1M)' })),
+            cacheWritePer1M: Type.Optional(Type.Number({ minimum: 0, description: 'USD per 1M 5-minute cache-write tokens (default: inputPer1M)' })),
+            cacheWrite1hPer1M: Type.Optional(Type.Number({ minimum: 0, description: 'USD per 1M 1-hour cache-write tokens (default: inputPer1M)' })),
+            tiers: Type.Optional(
+              Type.Array(PriceTier, {
+                description: 'dearer prices for calls whose prompt tokens are strictly above a threshold: all the call’s tokens at that tier; replaces the catalog’s tiers',
+              }),
+            ),
             maxOutputTokens: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000_000 })),
+            contextTokens: Type.Optional(
+              Type.Integer({ minimum: 1, maximum: 100_000_000, description: 'the context window: what context held at the provider (previous_response_id, cachedContent) is held at' }),
+            ),
           },
           { additionalProperties: false },
         ),

@@ -1,3 +1,4 @@
+import { priced } from './prices.js';
 import type { ProviderDef } from './types.js';
 
 export const anthropic = {
@@ -22,13 +23,21 @@ export const anthropic = {
   pricing: {
     kind: 'llm',
     currency: 'USD',
-    lastUpdated: '2025-11-01',
+    lastUpdated: '2026-11-27',
     sourceUrl: 'https://www.anthropic.com/pricing#api',
-    models: [
-      { model: 'claude-3-5-haiku-latest', band: 'lite', inputPer1M: 0.8, outputPer1M: 4.0, cachedInputPer1M: 0.08, maxOutputTokens: 8_192 },
-      { model: 'claude-haiku-4-5', band: 'standard', inputPer1M: 1.0, outputPer1M: 5.0, cachedInputPer1M: 0.1, maxOutputTokens: 64_000 },
-      { model: 'claude-sonnet-4-5', band: 'pro', inputPer1M: 3.0, outputPer1M: 15.0, cachedInputPer1M: 0.3, maxOutputTokens: 64_000 },
-      { model: 'claude-opus-4-1', band: 'premium', inputPer1M: 15.0, outputPer1M: 75.0, cachedInputPer1M: 1.5, maxOutputTokens: 32_000 },
-    ],
+    // 5-minute cache writes 1.25x input, 1-hour writes 2x, reads 0.1x; Sonnet 4.5 above 200k prompt tokens
+    // (1M context) $6/$22.50: https://docs.claude.com/en/docs/about-claude/pricing. Limits:
+    // https://docs.claude.com/en/docs/about-claude/models/overview (context windows from the data)
+    // prices: the bundled price data (genai-prices.ts), unless a row states its own
+    models: priced('anthropic', [
+      { model: 'claude-3-5-haiku-latest', band: 'lite', maxOutputTokens: 8_192 },
+      { model: 'claude-haiku-4-5', band: 'standard', maxOutputTokens: 64_000 },
+      { model: 'claude-sonnet-4-5', band: 'pro', maxOutputTokens: 64_000 },
+      { model: 'claude-opus-4-1', band: 'premium', maxOutputTokens: 32_000 },
+    ]),
   },
+  // free: https://docs.claude.com/en/docs/build-with-claude/token-counting ("free to use");
+  // batches: https://docs.claude.com/en/docs/build-with-claude/batch-processing (50% of the price)
+  freePaths: ['/v1/messages/count_tokens'],
+  batchPaths: [/^\/v1\/messages\/batches\/?$/],
 } satisfies ProviderDef;

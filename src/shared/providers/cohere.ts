@@ -1,3 +1,4 @@
+import { priced } from './prices.js';
 import type { ProviderDef } from './types.js';
 
 /** Cohere's own chat (/v2/chat) has its own body schema; unified chat calls its Compatibility API, which takes the common format. */
@@ -20,14 +21,19 @@ export const cohere = {
   pricing: {
     kind: 'llm',
     currency: 'USD',
-    lastUpdated: '2025-11-01',
+    lastUpdated: '2026-11-27',
     sourceUrl: 'https://cohere.com/pricing',
-    // No prompt-cache discount: cached input = input.
-    models: [
-      { model: 'command-r7b-12-2024', band: 'lite', inputPer1M: 0.0375, outputPer1M: 0.15, cachedInputPer1M: 0.0375, maxOutputTokens: 4_000 },
-      { model: 'command-r', band: 'standard', inputPer1M: 0.15, outputPer1M: 0.6, cachedInputPer1M: 0.15, maxOutputTokens: 4_000 },
-      { model: 'command-r-plus', band: 'pro', inputPer1M: 2.5, outputPer1M: 10.0, cachedInputPer1M: 2.5, maxOutputTokens: 4_000 },
-      { model: 'command-a-03-2025', band: 'pro', inputPer1M: 2.5, outputPer1M: 10.0, cachedInputPer1M: 2.5, maxOutputTokens: 8_000 },
-    ],
+    // No prompt-cache discount: cached input = input. Limits: https://docs.cohere.com/docs/models
+    // prices: the bundled price data (genai-prices.ts), unless a row states its own
+    models: priced('cohere', [
+      { model: 'command-r7b-12-2024', band: 'lite', maxOutputTokens: 4_000, contextTokens: 128_000 },
+      { model: 'command-r', band: 'standard', maxOutputTokens: 4_000, contextTokens: 128_000 },
+      { model: 'command-r-plus', band: 'pro', maxOutputTokens: 4_000, contextTokens: 128_000 },
+      { model: 'command-a-03-2025', band: 'pro', maxOutputTokens: 8_000, contextTokens: 256_000 },
+    ]),
   },
+  // free: tokenize / detokenize (https://docs.cohere.com/reference/tokenize); batch jobs:
+  // https://docs.cohere.com/reference/create-embed-job, https://docs.cohere.com/reference/create-batch
+  freePaths: ['/v1/tokenize', '/v1/detokenize'],
+  batchPaths: [/^\/v1\/embed-jobs\/?$/, /^\/v2\/batches\/?$/],
 } satisfies ProviderDef;

@@ -1,3 +1,4 @@
+import { priced } from './prices.js';
 import type { ProviderDef } from './types.js';
 
 export const deepseek = {
@@ -21,12 +22,14 @@ export const deepseek = {
   pricing: {
     kind: 'llm',
     currency: 'USD',
-    lastUpdated: '2025-11-01',
+    lastUpdated: '2026-11-27',
     sourceUrl: 'https://api-docs.deepseek.com/quick_start/pricing',
-    // DeepSeek-V3.2-Exp prices; cachedInputPer1M is the cache-hit input price.
-    models: [
-      { model: 'deepseek-chat', band: 'lite', inputPer1M: 0.28, outputPer1M: 0.42, cachedInputPer1M: 0.028, maxOutputTokens: 8_000 },
-      { model: 'deepseek-reasoner', band: 'standard', inputPer1M: 0.28, outputPer1M: 0.42, cachedInputPer1M: 0.028, maxOutputTokens: 64_000 },
-    ],
+    // prices: the bundled price data (genai-prices.ts), unless a row states its own
+    models: priced('deepseek', [
+      // The data's DeepSeek prices are those before V3.2 (peak/off-peak, 64k context); the pricing page
+      // above gives V3.2's, one price all day since 2025-09-29 (cachedInputPer1M: the cache-hit price)
+      { model: 'deepseek-chat', band: 'lite', maxOutputTokens: 8_000, contextTokens: 131_072, price: { inputPer1M: 0.28, outputPer1M: 0.42, cachedInputPer1M: 0.028 } },
+      { model: 'deepseek-reasoner', band: 'standard', maxOutputTokens: 64_000, contextTokens: 131_072, price: { inputPer1M: 0.28, outputPer1M: 0.42, cachedInputPer1M: 0.028 } },
+    ]),
   },
 } satisfies ProviderDef;

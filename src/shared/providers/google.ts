@@ -1,3 +1,4 @@
+import { priced } from './prices.js';
 import type { ProviderDef } from './types.js';
 
 /** Gemini API; chat calls go to /v1beta/models/{model}:generateContent (:streamGenerateContent?alt=sse streamed). */
@@ -20,13 +21,20 @@ export const google = {
   pricing: {
     kind: 'llm',
     currency: 'USD',
-    lastUpdated: '2025-11-01',
+    lastUpdated: '2026-11-27',
     sourceUrl: 'https://ai.google.dev/gemini-api/docs/pricing',
-    // Paid tier, text input, prompts up to 200k tokens; cachedInputPer1M is the context-caching price.
-    models: [
-      { model: 'gemini-2.5-flash-lite', band: 'lite', inputPer1M: 0.1, outputPer1M: 0.4, cachedInputPer1M: 0.01, maxOutputTokens: 65_536 },
-      { model: 'gemini-2.5-flash', band: 'standard', inputPer1M: 0.3, outputPer1M: 2.5, cachedInputPer1M: 0.03, maxOutputTokens: 65_536 },
-      { model: 'gemini-2.5-pro', band: 'pro', inputPer1M: 1.25, outputPer1M: 10.0, cachedInputPer1M: 0.125, maxOutputTokens: 65_536 },
-    ],
+    // Paid tier, text input; cachedInputPer1M is the context-caching price (its storage per hour is
+    // not per call); 2.5 Pro above 200k prompt tokens $2.50/$15, cache $0.25:
+    // https://ai.google.dev/gemini-api/docs/pricing. Limits: https://ai.google.dev/gemini-api/docs/models
+    // prices: the bundled price data (genai-prices.ts), unless a row states its own
+    models: priced('google', [
+      { model: 'gemini-2.5-flash-lite', band: 'lite', maxOutputTokens: 65_536, contextTokens: 1_048_576 },
+      { model: 'gemini-2.5-flash', band: 'standard', maxOutputTokens: 65_536, contextTokens: 1_048_576 },
+      { model: 'gemini-2.5-pro', band: 'pro', maxOutputTokens: 65_536, contextTokens: 1_048_576 },
+    ]),
   },
+  // free: models.countTokens (https://ai.google.dev/api/tokens); batch mode:
+  // https://ai.google.dev/gemini-api/docs/batch-mode (50% of the price)
+  freePaths: [/^\/v1(beta)?\/models\/[^/]+:countTokens$/],
+  batchPaths: [/:(batchGenerateContent|asyncBatchEmbedContent)$/],
 } satisfies ProviderDef;

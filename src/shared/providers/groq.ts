@@ -1,3 +1,4 @@
+import { priced } from './prices.js';
 import type { ProviderDef } from './types.js';
 
 export const groq = {
@@ -20,12 +21,15 @@ export const groq = {
   pricing: {
     kind: 'llm',
     currency: 'USD',
-    lastUpdated: '2025-11-01',
+    lastUpdated: '2026-11-27',
     sourceUrl: 'https://groq.com/pricing',
-    // No prompt-cache discount on these models: cached input = input.
-    models: [
-      { model: 'llama-3.1-8b-instant', band: 'lite', inputPer1M: 0.05, outputPer1M: 0.08, cachedInputPer1M: 0.05, maxOutputTokens: 131_072 },
-      { model: 'llama-3.3-70b-versatile', band: 'standard', inputPer1M: 0.59, outputPer1M: 0.79, cachedInputPer1M: 0.59, maxOutputTokens: 32_768 },
-    ],
+    // No prompt-cache discount on these models: cached input = input. Limits: https://console.groq.com/docs/models
+    // prices: the bundled price data (genai-prices.ts), unless a row states its own
+    models: priced('groq', [
+      { model: 'llama-3.1-8b-instant', band: 'lite', maxOutputTokens: 131_072, contextTokens: 131_072 },
+      { model: 'llama-3.3-70b-versatile', band: 'standard', maxOutputTokens: 32_768, contextTokens: 131_072 },
+    ]),
   },
+  // batches: https://console.groq.com/docs/batch
+  batchPaths: [/^\/v1\/batches\/?$/],
 } satisfies ProviderDef;

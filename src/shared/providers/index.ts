@@ -101,3 +101,21 @@ export function findUnitPrice(providerId: string, path: string): UnitPrice | und
   }
   return entry.fallback;
 }
+
+const matches = (rules: readonly (string | RegExp)[] | undefined, path: string): boolean =>
+  rules !== undefined && rules.some((r) => (typeof r === 'string' ? path.startsWith(r) : r.test(path)));
+
+/**
+ * True when a POST to `path` (the provider's own path) costs the provider nothing (its
+ * `freePaths`: token counting). Such a call costs nothing and holds nothing (CONTRACT third
+ * round: "Calls that cost the provider nothing … cost nothing"). Every route that forwards
+ * a provider path asks here, so the rule lives in the catalog only.
+ */
+export function isFreePath(def: ProviderDef, path: string): boolean {
+  return matches(def.freePaths, path);
+}
+
+/** True when a POST to `path` starts a batch job the proxy refuses (its `batchPaths`). */
+export function isBatchPath(def: ProviderDef, path: string): boolean {
+  return matches(def.batchPaths, path);
+}

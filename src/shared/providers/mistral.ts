@@ -1,3 +1,4 @@
+import { priced } from './prices.js';
 import type { ProviderDef } from './types.js';
 
 export const mistral = {
@@ -20,13 +21,16 @@ export const mistral = {
   pricing: {
     kind: 'llm',
     currency: 'USD',
-    lastUpdated: '2025-11-01',
+    lastUpdated: '2026-11-27',
     sourceUrl: 'https://mistral.ai/pricing#api-pricing',
-    // No prompt-cache discount: cached input = input.
-    models: [
-      { model: 'mistral-small-latest', band: 'lite', inputPer1M: 0.1, outputPer1M: 0.3, cachedInputPer1M: 0.1, maxOutputTokens: 32_768 },
-      { model: 'mistral-medium-latest', band: 'standard', inputPer1M: 0.4, outputPer1M: 2.0, cachedInputPer1M: 0.4, maxOutputTokens: 32_768 },
-      { model: 'mistral-large-latest', band: 'pro', inputPer1M: 2.0, outputPer1M: 6.0, cachedInputPer1M: 2.0, maxOutputTokens: 32_768 },
-    ],
+    // Limits: https://docs.mistral.ai/getting-started/models/models_overview
+    // prices: the bundled price data (genai-prices.ts), unless a row states its own
+    models: priced('mistral', [
+      { model: 'mistral-small-latest', band: 'lite', maxOutputTokens: 32_768, contextTokens: 131_072 },
+      { model: 'mistral-medium-latest', band: 'standard', maxOutputTokens: 32_768, contextTokens: 131_072 },
+      { model: 'mistral-large-latest', band: 'pro', maxOutputTokens: 32_768, contextTokens: 131_072 },
+    ]),
   },
+  // batches: https://docs.mistral.ai/capabilities/batch/
+  batchPaths: [/^\/v1\/batch\/jobs\/?$/],
 } satisfies ProviderDef;

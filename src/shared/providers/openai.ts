@@ -1,3 +1,4 @@
+import { priced } from './prices.js';
 import type { ProviderDef } from './types.js';
 
 export const openai = {
@@ -19,15 +20,21 @@ export const openai = {
   pricing: {
     kind: 'llm',
     currency: 'USD',
-    lastUpdated: '2025-11-01',
+    lastUpdated: '2026-11-27',
     sourceUrl: 'https://platform.openai.com/docs/pricing',
-    models: [
-      { model: 'gpt-4.1-nano', band: 'lite', inputPer1M: 0.1, outputPer1M: 0.4, cachedInputPer1M: 0.025, maxOutputTokens: 32_768 },
-      { model: 'gpt-4o-mini', band: 'lite', inputPer1M: 0.15, outputPer1M: 0.6, cachedInputPer1M: 0.075, maxOutputTokens: 16_384 },
-      { model: 'gpt-4.1-mini', band: 'standard', inputPer1M: 0.4, outputPer1M: 1.6, cachedInputPer1M: 0.1, maxOutputTokens: 32_768 },
-      { model: 'gpt-4.1', band: 'pro', inputPer1M: 2.0, outputPer1M: 8.0, cachedInputPer1M: 0.5, maxOutputTokens: 32_768 },
-      { model: 'gpt-4o', band: 'pro', inputPer1M: 2.5, outputPer1M: 10.0, cachedInputPer1M: 1.25, maxOutputTokens: 16_384 },
-      { model: 'o3', band: 'premium', inputPer1M: 2.0, outputPer1M: 8.0, cachedInputPer1M: 0.5, maxOutputTokens: 100_000 },
-    ],
+    // limits: https://platform.openai.com/docs/models (each model's page: context window, max output tokens)
+    // prices: the bundled price data (genai-prices.ts), unless a row states its own
+    models: priced('openai', [
+      { model: 'gpt-4.1-nano', band: 'lite', maxOutputTokens: 32_768, contextTokens: 1_047_576 },
+      { model: 'gpt-4o-mini', band: 'lite', maxOutputTokens: 16_384, contextTokens: 128_000 },
+      { model: 'gpt-4.1-mini', band: 'standard', maxOutputTokens: 32_768, contextTokens: 1_047_576 },
+      { model: 'gpt-4.1', band: 'pro', maxOutputTokens: 32_768, contextTokens: 1_047_576 },
+      { model: 'gpt-4o', band: 'pro', maxOutputTokens: 16_384, contextTokens: 128_000 },
+      { model: 'o3', band: 'premium', maxOutputTokens: 100_000, contextTokens: 200_000 },
+    ]),
   },
+  // free: counting a Responses input's tokens (https://platform.openai.com/docs/api-reference/responses/input-tokens);
+  // batches are billed at the batch price from the output file (https://platform.openai.com/docs/guides/batch)
+  freePaths: ['/v1/responses/input_tokens'],
+  batchPaths: [/^\/v1\/batches\/?$/],
 } satisfies ProviderDef;

@@ -1,3 +1,4 @@
+import { priced } from './prices.js';
 import type { ProviderDef } from './types.js';
 
 export const together = {
@@ -19,13 +20,16 @@ export const together = {
   pricing: {
     kind: 'llm',
     currency: 'USD',
-    lastUpdated: '2025-11-01',
+    lastUpdated: '2026-11-27',
     sourceUrl: 'https://www.together.ai/pricing',
-    // Serverless prices are the same for input and output; no cache discount.
-    models: [
-      { model: 'meta-llama/Meta-Llama-3.1-8B-Instruct-Turbo', band: 'lite', inputPer1M: 0.18, outputPer1M: 0.18, cachedInputPer1M: 0.18, maxOutputTokens: 32_768 },
-      { model: 'meta-llama/Llama-3.3-70B-Instruct-Turbo', band: 'standard', inputPer1M: 0.88, outputPer1M: 0.88, cachedInputPer1M: 0.88, maxOutputTokens: 32_768 },
-      { model: 'meta-llama/Meta-Llama-3.1-405B-Instruct-Turbo', band: 'pro', inputPer1M: 3.5, outputPer1M: 3.5, cachedInputPer1M: 3.5, maxOutputTokens: 32_768 },
-    ],
+    // Serverless prices are the same for input and output; no cache discount. Limits: https://docs.together.ai/docs/serverless-models
+    // prices: the bundled price data (genai-prices.ts), unless a row states its own
+    models: priced('together', [
+      { model: 'meta-llama/Meta-Llama-3.1-8B-Instruct-Turbo', band: 'lite', maxOutputTokens: 32_768, contextTokens: 131_072 },
+      { model: 'meta-llama/Llama-3.3-70B-Instruct-Turbo', band: 'standard', maxOutputTokens: 32_768, contextTokens: 131_072 },
+      { model: 'meta-llama/Meta-Llama-3.1-405B-Instruct-Turbo', band: 'pro', maxOutputTokens: 32_768, contextTokens: 131_072 },
+    ]),
   },
+  // batches: https://docs.together.ai/docs/batch-inference
+  batchPaths: [/^\/v1\/batches\/?$/],
 } satisfies ProviderDef;

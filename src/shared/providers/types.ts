@@ -45,20 +45,49 @@ export type UsageFormat =
 /** The output limit assumed for a model the catalog does not know (a call without max_tokens is held for it). */
 export const DEFAULT_MAX_OUTPUT_TOKENS = 32_768;
 
-export interface LlmModelPrice {
+/** The context window assumed for a model that names none (what provider-held context is held at). */
+export const DEFAULT_CONTEXT_TOKENS = 1_048_576;
+
+/**
+ * A model's token prices, raw USD per 1M tokens (what the provider charges), one per class:
+ * uncached input, cache reads, 5-minute and 1-hour cache writes, output (reasoning included).
+ * A class a model does not price falls back to its input price (CONTRACT third round,
+ * "Exact cost for every token class").
+ */
+export interface TokenPrices {
+  inputPer1M: number;
+  outputPer1M: number;
+  /** cache reads; equal to inputPer1M when the provider has no cache discount */
+  cachedInputPer1M: number;
+  /** 5-minute cache writes (Anthropic: 1.25x input); absent: inputPer1M */
+  cacheWritePer1M?: number;
+  /** 1-hour cache writes (Anthropic: 2x input); absent: inputPer1M */
+  cacheWrite1hPer1M?: number;
+}
+
+/**
+ * Prices for calls whose prompt (every input-side token: uncached, cache reads and writes)
+ * is strictly above `aboveInputTokens`: all the call's tokens are priced here (Gemini 2.5
+ * Pro above 200k, Claude Sonnet with the 1M context). Classes it does not price fall back to
+ * the tier's inputPer1M.
+ */
+export interface PriceTier extends Omit<TokenPrices, 'cachedInputPer1M'> {
+  aboveInputTokens: number;
+  cachedInputPer1M?: number;
+}
+
+export interface LlmModelPrice extends TokenPrices {
   model: string;
   band: ModelBand;
-  /** USD per 1M input tokens (raw, what the provider charges). */
-  inputPer1M: number;
-  /** USD per 1M output tokens (raw). */
-  outputPer1M: number;
-  /** USD per 1M cached input tokens (raw); equal to inputPer1M when the provider has no cache discount. */
-  cachedInputPer1M: number;
+  /** dearer prices above a prompt size, ascending by threshold */
+  tiers?: readonly PriceTier[];
   /**
    * The most output tokens one answer of this model can carry (the provider's documented
-   * limit): a call that names no max_tokens is held for this many (money/hold.ts).
+   * limit): a call's output cap is at most this (money/hold.ts).
    */
   maxOutputTokens: number;
+  /** the model's context window in tokens: what context held at the provider is held at (money/hold.ts) */
+  contextTokens: number;
 }
 
 export interface UnitPrice {
@@ -127,6 +156,17 @@ export interface ProviderDef {
   auth: ProviderAuth;
   /** Extra headers the upstream requires on every call (e.g. anthropic-version). */
   extraHeaders?: Record<string, string>;
+  /**
+   * POST paths (after the base URL) that cost the provider nothing (token counting): the
+   * proxy forwards them free, without a hold, a quota unit or a record (isFreePath). A
+   * string is a path prefix; a RegExp is tested against the whole path.
+   */
+  freePaths?: readonly (string | RegExp)[];
+  /**
+   * POST paths that start work agw cannot meter per call (batch jobs, billed later at the
+   * provider's batch price): the proxy refuses them with 501 BATCH_NOT_METERED (batchPath).
+   */
+  batchPaths?: readonly (string | RegExp)[];
   usageFormat: UsageFormat;
   /** The quota a call through this provider consumes. */
   usageType: UsageType;
@@ -135,4 +175,20 @@ export interface ProviderDef {
   /** For chat providers: the format of that endpoint and what it takes (unified chat, the smart route). */
   chat?: ChatApi;
   pricing: ProviderPricing;
+}
+
+/** One price of a model in the bundled price data (genai-prices.ts): in force from `from` (ISO date) on, or always. */
+export interface DataPrice extends Omit<TokenPrices, 'cachedInputPer1M'> {
+  from?: string;
+  cachedInputPer1M?: number;
+  tiers?: readonly PriceTier[];
+}
+
+/** A model in the bundled price data: its id there, its context window if the data knows it, its prices by date. */
+export interface DataModel {
+  id: string;
+  contextTokens?: number;
+  prices: readonly DataPrice[];
+  /** price keys of the data agw does not charge (audio input, web searches, …) */
+  unpriced?: readonly string[];
 }

@@ -1,3 +1,4 @@
+import { priced } from './prices.js';
 import type { ProviderDef } from './types.js';
 
 export const xai = {
@@ -19,11 +20,16 @@ export const xai = {
   pricing: {
     kind: 'llm',
     currency: 'USD',
-    lastUpdated: '2025-11-01',
+    lastUpdated: '2026-11-27',
     sourceUrl: 'https://docs.x.ai/docs/models',
-    models: [
-      { model: 'grok-3-mini', band: 'lite', inputPer1M: 0.3, outputPer1M: 0.5, cachedInputPer1M: 0.075, maxOutputTokens: 131_072 },
-      { model: 'grok-4', band: 'pro', inputPer1M: 3.0, outputPer1M: 15.0, cachedInputPer1M: 0.75, maxOutputTokens: 131_072 },
-    ],
+    // context windows from the data (grok-4 is grok-4-0709 there)
+    // prices: the bundled price data (genai-prices.ts), unless a row states its own
+    models: priced('xai', [
+      { model: 'grok-3-mini', band: 'lite', maxOutputTokens: 131_072 },
+      { model: 'grok-4', band: 'pro', maxOutputTokens: 131_072 },
+    ]),
   },
+  // free: POST /v1/tokenize-text (https://docs.x.ai/docs/api-reference); batches: /v1/batches
+  freePaths: ['/v1/tokenize-text'],
+  batchPaths: [/^\/v1\/batches\/?$/],
 } satisfies ProviderDef;

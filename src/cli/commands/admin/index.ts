@@ -15,6 +15,7 @@ export function registerAdmin(program: Command): void {
 
   const runActions = async () => (await import('./run.js')).actions;
   const keyActions = async () => (await import('./keys.js')).keyActions;
+  const priceActions = async () => (await import('./prices.js')).priceActions;
   const leaf = (parent: Command, spec: string, description: string, example: string, action: string, load: () => Promise<object> = runActions) =>
     parent
       .command(spec)
@@ -80,6 +81,16 @@ export function registerAdmin(program: Command): void {
     .requiredOption('--name <name>', 'name')
     .requiredOption('--redirect-uri <uri...>', 'allowed redirect URI (repeatable)')
     .option('--trusted', 'no consent screen');
+
+  const prices = admin.command('prices').description('LLM prices against the bundled price data (@pydantic/genai-prices)');
+  leaf(
+    prices,
+    'diff',
+    'where the prices in force (catalog, config models:) differ from the bundled price data, class by class: {dataVersion, models, covered, items:[{provider, model, price, inForce, data, source}]}',
+    'agw admin prices diff --config agw.yaml --json',
+    'pricesDiff',
+    priceActions,
+  );
 
   const oauthKeys = admin.command('oauth').description('OAuth signing keys');
   leaf(oauthKeys, 'rotate-keys', 'new RS256 signing key; the old one verifies until its tokens expired', 'agw admin oauth rotate-keys --json', 'oauthRotateKeys');
