@@ -15,8 +15,8 @@ import { COST_FIXTURES, listFixtures, renderSse } from './load.js';
  * rule (test/conformance/cost/<provider>/*.json, README.md). Each fixture is fed through
  * agw's own usage extraction (gateway/usage.ts) and pricing (money/pricing.ts, hold.ts).
  *
- * Cases today's code gets wrong are `test.fails` until #29 lands: when it does they flip
- * (a passing `test.fails` is a failure) and their name comes off the lists below.
+ * A case the code gets wrong goes on the lists below as `test.fails` (a passing `test.fails`
+ * is a failure): the lists were full before #29 landed and are empty since.
  */
 
 interface Price {
@@ -43,29 +43,12 @@ interface CostFixture {
   expected: { tokens: { prompt: number; completion: number }; rawNano: number; retailNano: number; holdAtLeastNano?: number };
 }
 
-/** #29 items 1-2: the charge is wrong today (cache writes as input, no tiers, DeepSeek's and xAI's own usage fields, Cohere's common-format answers). */
-const CHARGE_WRONG_TODAY = new Set([
-  'anthropic/claude-sonnet-4-5-probe-5m-writes-json', // writes billed as input: $0.0111, not $0.0126
-  'anthropic/claude-sonnet-4-5-probe-1h-writes-stream', // $0.0111, not $0.0171
-  'anthropic/claude-sonnet-4-5-writes-without-breakdown-json', // writes billed as input
-  'anthropic/claude-sonnet-4-5-1m-context-above-200k-json', // no long-context tier: $1.53, not $3.045
-  'google/gemini-2.5-pro-above-200k-json', // no >200k tier: $0.645, not $1.28
-  'deepseek/deepseek-chat-json-cache-hit', // prompt_cache_hit_tokens not read: every prompt token at the miss price
-  'deepseek/deepseek-chat-stream-cache-hit',
-  'xai/grok-3-mini-json-reasoning', // reasoning_tokens outside completion_tokens not billed
-  'xai/grok-3-mini-stream-reasoning',
-  'cohere/command-a-compat-json', // the Compatibility API's prompt_tokens not read (usage format 'cohere' reads billed_units)
-]);
-/** #29 item 3: the hold does not cover context held at the provider, so part of the charge is written off. */
-const HOLD_SHORT_TODAY = new Set(['openai/gpt-4.1-previous-response-id-hold', 'google/gemini-2.5-pro-cached-content-hold']);
-/** #29 item 1: price classes the catalog does not carry yet (cache writes, tiers). */
-const CATALOG_CLASSES_MISSING = new Set([
-  'anthropic/claude-sonnet-4-5-probe-5m-writes-json',
-  'anthropic/claude-sonnet-4-5-probe-1h-writes-stream',
-  'anthropic/claude-sonnet-4-5-writes-without-breakdown-json',
-  'anthropic/claude-sonnet-4-5-1m-context-above-200k-json',
-  'google/gemini-2.5-pro-above-200k-json',
-]);
+/** Cases whose charge the code gets wrong (#29 emptied it: cache writes, tiers, DeepSeek's, xAI's and Cohere's usage fields). */
+const CHARGE_WRONG_TODAY = new Set<string>([]);
+/** Cases whose hold does not cover context held at the provider (#29 emptied it). */
+const HOLD_SHORT_TODAY = new Set<string>([]);
+/** Cases whose price classes the catalog does not carry (#29 emptied it: cache writes, tiers). */
+const CATALOG_CLASSES_MISSING = new Set<string>([]);
 
 const fixtures: CostFixture[] = listFixtures(COST_FIXTURES).map((path) => ({
   name: path.replace(/\.json$/, ''),
