@@ -16,7 +16,7 @@ import { dearestRow, priceRow, unitCost, type UnitCharge } from './pricing.js';
  *   that reports more than the hold covered is capped at the hold and the rest written
  *   off (settle.ts), never charged.
  * - outputCap: max_tokens / max_completion_tokens / max_output_tokens /
- *   generationConfig.maxOutputTokens (× n choices) as asked (bounded by 10M tokens);
+ *   generationConfig.maxOutputTokens / inferenceConfig.maxTokens (× n choices) as asked (bounded by 10M tokens);
  *   without one, the model's limit (the catalog's maxOutputTokens).
  * Unit-priced: the unit charge, known exactly from the request.
  */
@@ -57,11 +57,14 @@ const positiveInt = (v: unknown): number | undefined => (typeof v === 'number' &
 export function requestedOutputCap(body: Record<string, unknown> | undefined): number | undefined {
   if (!body) return undefined;
   const gen = body.generationConfig && typeof body.generationConfig === 'object' ? (body.generationConfig as Record<string, unknown>) : undefined;
+  // Bedrock Converse: inferenceConfig.maxTokens
+  const inference = body.inferenceConfig && typeof body.inferenceConfig === 'object' ? (body.inferenceConfig as Record<string, unknown>) : undefined;
   return (
     positiveInt(body.max_completion_tokens) ??
     positiveInt(body.max_tokens) ??
     positiveInt(body.max_output_tokens) ??
-    positiveInt(gen?.maxOutputTokens)
+    positiveInt(gen?.maxOutputTokens) ??
+    positiveInt(inference?.maxTokens)
   );
 }
 
