@@ -18,6 +18,7 @@ import { providerAuthHeaders } from '../gateway/upstream.js';
 import { estimatePromptTokens } from '../gateway/usage.js';
 import { requireModelAndMessages } from '../gateway/validate.js';
 import type { RouteOptions } from './index.js';
+import { conversationOf, pinnedKey } from '../gateway/keys/sticky.js';
 
 /** Upstream statuses that mean "this request is wrong", answered as 400 rather than 503. */
 const REQUEST_PROBLEMS = new Set([400, 404, 413, 422]);
@@ -125,9 +126,13 @@ const gatewayChat: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }
         accept: body.stream ? 'text/event-stream' : 'application/json',
       };
       providerAuthHeaders(provider, headers);
+      // several keys: the conversation's key while it is healthy (its prompt cache is there)
+      const conversation = provider.keys.length > 1 && gw.sticky.enabled ? conversationOf(u.userId, body as unknown as Record<string, unknown>) : undefined;
+      const now = conversation ? Date.now() : 0;
       let up;
       try {
-        up = await call.send(provider, { method: 'POST', path: provider.def.chatPath!, headers, body: wireText });
+        const prefer = conversation ? pinnedKey(gw.sticky.get(conversation, now), provider, now) : undefined;
+        up = await call.send(provider, { method: 'POST', path: provider.def.chatPath!, headers, body: wireText }, undefined, prefer);
       } catch (err) {
         const e = unreachable(target.provider, err);
         await release(ctx, r, null, { err: e });
@@ -140,6 +145,7 @@ const gatewayChat: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }
         await release(ctx, r, up.statusCode, { err: e });
         throw e;
       }
+      if (conversation && call.key) gw.sticky.remember(conversation, target.provider, target.model, call.key.name, now);
       const rewrite = common && target.provider === 'anthropic';
       const sse = rewrite && isEventStream(up);
       reply
