@@ -125,7 +125,7 @@ export class Call {
       const ms = performance.now() - t0;
       this.ctx.metrics.observeUpstream(provider.def.id, outcomeOfStatus(res.statusCode), ms / 1000);
       if (latencyKey && res.statusCode < 300) this.gw.latency.record(latencyKey, ms);
-      if (failedStatus(this.gw.keyPolicy, res.statusCode)) keyFailed(this.gw.keyPolicy, key, Date.now(), retryAfterMs(res.headers, Date.now()));
+      if (res.statusCode >= 400 && failedStatus(this.gw.keyPolicy, res.statusCode)) keyFailed(this.gw.keyPolicy, key, Date.now(), retryAfterMs(res.headers, Date.now()));
       else if (key.health.streak !== 0) keySucceeded(key);
       return res;
     } catch (err) {
