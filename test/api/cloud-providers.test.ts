@@ -171,6 +171,10 @@ describe('azure-openai', () => {
     const bare = await post('azure-openai/openai/deployments/chat-mini/chat/completions', u.key, { messages: [{ role: 'user', content: 'hi' }] });
     expect(bare.status).toBe(200);
     expect(azure.seen.at(-1)!.url).toBe('/openai/deployments/chat-mini/chat/completions?api-version=2024-10-21');
+    // listing models (free): Azure's own list
+    const models = await d.fetch('/external/azure-openai/v1/models', { key: u.key });
+    expect(models.status).toBe(200);
+    expect(azure.seen.at(-1)!).toMatchObject({ method: 'GET', url: '/openai/models?api-version=2024-10-21' });
     const none = await post('azure-openai/v1/chat/completions', u.key, { messages: [{ role: 'user', content: 'hi' }] });
     expect(none.status).toBe(400);
     expect((await none.json()).code).toBe('INVALID_REQUEST');

@@ -65,7 +65,8 @@ const smart: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
       let candidates = smartCandidates(ctx.config, cls, gw);
       // a conversation stays where its last call was served while that key is healthy: the
       // cheapest-first order applies to its first call (CONTRACT "Calls stay where their prompt cache is")
-      const conversation = gw.sticky.enabled ? conversationOf(u.userId, body as unknown as Record<string, unknown>) : undefined;
+      const choice = candidates.length > 1 || (ctx.config.providers.get(candidates[0]?.provider ?? '')?.keys.length ?? 0) > 1;
+      const conversation = gw.sticky.enabled && choice ? conversationOf(u.userId, body as unknown as Record<string, unknown>) : undefined;
       const now = Date.now();
       const pin = conversation ? gw.sticky.get(conversation, now) : undefined;
       if (pin) candidates = pinFirst(ctx.config, candidates, pin, now);

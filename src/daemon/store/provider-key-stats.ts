@@ -15,7 +15,7 @@ export interface KeyStatRow {
 /** Rows of daemons that wrote nothing for this long are deleted. */
 export const KEY_STATS_KEEP_MS = 30 * 24 * 3_600_000;
 
-/** One daemon's figures (absolute since it started: writing twice is harmless). */
+/** One daemon's figures (absolute since it started: writing twice is harmless); rows of daemons silent for 30 days go. */
 export async function writeKeyStats(db: Db, daemonId: string, rows: readonly KeyStatRow[], now: number): Promise<void> {
   await db.tx(async (q) => {
     for (const r of rows) {
@@ -31,15 +31,14 @@ export async function writeKeyStats(db: Db, daemonId: string, rows: readonly Key
 }
 
 /**
- * Every key's figures summed over the daemons; its cooldown is the latest of the daemons
- * that wrote within `liveMs` (a daemon gone since says nothing about now).
+ * Every key's figures summed over the daemons; its cooldown is the latest any daemon
+ * noted (a cooldown is a moment, so one noted by a daemon gone since simply passes; a
+ * daemon writes when its figures change, so a key that recovered early is written back to 0).
  */
-export async function readKeyStats(db: Db, now: number, liveMs: number): Promise<KeyStatRow[]> {
+export async function readKeyStats(db: Db): Promise<KeyStatRow[]> {
   const rows = await db.all<{ provider_id: string; key_name: string; calls: unknown; failures: unknown; cooling: unknown }>(
-    `SELECT provider_id, key_name, SUM(calls) AS calls, SUM(failures) AS failures,
-            MAX(CASE WHEN updated_at >= ? THEN cooling_until ELSE 0 END) AS cooling
+    `SELECT provider_id, key_name, SUM(calls) AS calls, SUM(failures) AS failures, MAX(cooling_until) AS cooling
        FROM provider_key_stats GROUP BY provider_id, key_name`,
-    [now - liveMs],
   );
   return rows.map((r) => ({ provider: r.provider_id, key: r.key_name, calls: Number(r.calls), failures: Number(r.failures), coolingUntil: Number(r.cooling ?? 0) }));
 }

@@ -25,6 +25,7 @@ function proxyTarget(call: ProxyCall, s: CloudSettings): ProxyTarget {
     const model = call.bodyModel ?? (m ? modelOfDeployment(s, decodeURIComponent(m[1])) : null);
     return { path: call.path, query: withApiVersion(call.path, call.query, s), model };
   }
+  if (/^(\/v1)?\/models\/?$/.test(call.path)) return { path: '/openai/models', query: withApiVersion('/openai/models', call.query, s), model: null };
   if (!call.bodyModel) return { error: 'name the model in the body (it picks the Azure deployment), or call /openai/deployments/{deployment}/…' };
   const deployment = s.deployments[call.bodyModel] ?? call.bodyModel;
   const path = `/openai/deployments/${encodeURIComponent(deployment)}${call.path.replace(/^\/v1(?=\/)/, '')}`;

@@ -7,7 +7,7 @@ import { withStore, type Opts } from './store.js';
  * calls, failures}]}]} (CONTRACT "Several keys per provider"): every provider of the config
  * that has a key, its keys by name, with what the daemons of this store counted (each
  * writes its figures every `gateway.keyStatsFlushMs` and when it stops: calls and failures
- * are summed over them; a key cools down while any daemon that wrote lately says so).
+ * are summed over them; a key is cooling until the latest cooldown any of them noted).
  * Never a secret: the keys are named, not shown.
  */
 interface KeyView {
@@ -33,8 +33,7 @@ export const providerActions = {
       o,
       async (db, config) => {
         const now = Date.now();
-        // a daemon that wrote within three flushes (at least a minute) is running
-        const stats = await readKeyStats(db, now, Math.max(3 * config.gateway.keyStatsFlushMs, 60_000));
+        const stats = await readKeyStats(db);
         const byKey = new Map(stats.map((s) => [`${s.provider}\n${s.key}`, s]));
         const items = [...config.providers.values()]
           .filter((p) => p.keys.length > 0)

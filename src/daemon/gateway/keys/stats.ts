@@ -45,10 +45,15 @@ export function keyMetricLines(config: ResolvedConfig, now: number): string[] {
 /** This daemon's id in provider_key_stats. */
 export const DAEMON_ID = `dmn_${randomBytes(8).toString('hex')}`;
 
-/** Writes this daemon's key figures now (nothing when no provider has a key). */
+const written = new WeakMap<AppContext, string>();
+
+/** Writes this daemon's key figures now (nothing when no provider has a key, or nothing changed since the last write). */
 export async function flushKeyStats(ctx: AppContext): Promise<void> {
   const rows = keyStatRows(ctx.config);
-  if (rows.length) await writeKeyStats(ctx.db, DAEMON_ID, rows, Date.now());
+  const figures = JSON.stringify(rows);
+  if (!rows.length || written.get(ctx) === figures) return;
+  await writeKeyStats(ctx.db, DAEMON_ID, rows, Date.now());
+  written.set(ctx, figures);
 }
 
 /** Every `gateway.keyStatsFlushMs`; the last flush is the caller's (at shutdown, after the calls in flight). */
