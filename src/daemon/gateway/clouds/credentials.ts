@@ -41,6 +41,8 @@ export async function authorize(provider: ResolvedProvider, key: ProviderKey, re
       return {};
     }
     case 'aws-sigv4': {
+      // AWS wants every x-amz-* header signed: the caller's own are not passed on
+      for (const name of Object.keys(h)) if (name.startsWith('x-amz-')) delete h[name];
       for (const name of SIGV4_HEADERS) delete h[name];
       const { headers, signature } = await signV4(key.aws!, provider.cloud.region!, auth.service, {
         method: req.method,

@@ -13,6 +13,8 @@ export const VERTEX_TOKEN_POLICY = {
   scopes: ['https://www.googleapis.com/auth/cloud-platform'],
   /** a token this close to its expiry is replaced before use */
   refreshBeforeExpiryMs: 60_000,
+  /** a token endpoint that does not answer within this fails the call (503), never hangs it */
+  timeoutMs: 10_000,
 };
 
 const GOOGLE_TOKEN_URL = 'https://oauth2.googleapis.com/token';
@@ -22,7 +24,7 @@ const clients = new WeakMap<ServiceAccount, JWT>();
 function clientFor(sa: ServiceAccount): JWT {
   let c = clients.get(sa);
   if (!c) {
-    const transporter = new gaxios.Gaxios();
+    const transporter = new gaxios.Gaxios({ timeout: VERTEX_TOKEN_POLICY.timeoutMs });
     const tokenUri = sa.token_uri;
     if (tokenUri && tokenUri !== GOOGLE_TOKEN_URL) {
       transporter.interceptors.request.add({
