@@ -1,4 +1,4 @@
-import type { ResolvedConfig } from './config/resolve.js';
+import { providerSecrets, type ResolvedConfig } from './config/resolve.js';
 
 /**
  * "Secrets never reach a caller" (the contract): every configured provider key is replaced
@@ -65,13 +65,27 @@ export function secretForms(secret: string): string[] {
 
 export class SecretRedactor {
   /** every MIN_PIECE-character piece of every form of every secret, and their hashes */
-  private readonly pieces = new Set<string>();
-  private readonly hashes = new Set<number>();
-  private readonly filter = new Uint8Array(1 << FILTER_BITS);
+  private pieces = new Set<string>();
+  private hashes = new Set<number>();
+  private filter = new Uint8Array(1 << FILTER_BITS);
   /** forms shorter than MIN_PIECE: matched whole */
-  private readonly short: string[] = [];
+  private short: string[] = [];
+  private readonly secrets: string[];
+  /**
+   * Credentials derived from the configured ones while the daemon runs (a service account's
+   * access token), one per slot: setting a slot replaces its previous secret and rebuilds the
+   * tables (an access token changes about once an hour).
+   */
+  private readonly derived = new Map<string, string>();
+  /** secrets of one call only (a request's signature), matched whole: see `with` */
+  private extras?: readonly string[];
 
   constructor(secrets: Iterable<string>) {
+    this.secrets = [...secrets].filter(Boolean);
+    this.build(this.secrets);
+  }
+
+  private build(secrets: Iterable<string>): void {
     for (const secret of secrets) {
       if (!secret) continue;
       for (const form of secretForms(secret)) {
@@ -89,17 +103,45 @@ export class SecretRedactor {
     }
   }
 
-  /** The provider keys of a resolved config (every provider that has one, enabled or not). */
+  /** The provider secrets of a resolved config (every key of every provider, enabled or not). */
   static fromConfig(config: ResolvedConfig): SecretRedactor {
-    return new SecretRedactor([...config.providers.values()].map((p) => p.apiKey ?? ''));
+    return new SecretRedactor(providerSecrets(config));
+  }
+
+  /** Sets the derived secret of `slot` (replacing the one it had). */
+  setDerived(slot: string, secret: string): void {
+    if (this.derived.get(slot) === secret) return;
+    this.derived.set(slot, secret);
+    this.pieces = new Set();
+    this.hashes = new Set();
+    this.filter = new Uint8Array(1 << FILTER_BITS);
+    this.short = [];
+    this.cleanNames.clear();
+    this.build([...this.secrets, ...this.derived.values()]);
+  }
+
+  /**
+   * This redactor plus secrets of one call (a request's signature), matched whole; the
+   * tables are shared, not copied.
+   */
+  with(extras: readonly string[]): SecretRedactor {
+    const r = Object.create(SecretRedactor.prototype) as SecretRedactor;
+    Object.assign(r, this);
+    r.extras = [...(this.extras ?? []), ...extras.filter((e) => e.length > 0)];
+    return r;
   }
 
   get empty(): boolean {
-    return this.pieces.size === 0 && this.short.length === 0;
+    return this.pieces.size === 0 && this.short.length === 0 && !this.extras?.length;
   }
 
   /** `s` (a latin1 / header string) with every secret range replaced. */
   binary(s: string): string {
+    if (this.extras?.length) {
+      let out = s;
+      for (const e of this.extras) out = out.split(e).join(REDACTED);
+      s = out;
+    }
     if (this.empty || (s.length < MIN_PIECE && !this.short.length)) return s;
     let ranges: [number, number][] = [];
     if (s.length >= MIN_PIECE && this.hashes.size) {
@@ -151,6 +193,7 @@ export class SecretRedactor {
 
   /** True when a header name carries a secret (such a header is dropped: `[redacted]` is no valid name). */
   taints(name: string): boolean {
+    if (this.extras?.some((e) => name.includes(e))) return true;
     if (this.empty || this.cleanNames.has(name)) return false;
     if (this.binary(name) !== name) return true;
     if (this.cleanNames.size < 1024) this.cleanNames.add(name);

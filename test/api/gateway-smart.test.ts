@@ -146,8 +146,9 @@ describe('POST /api/external/smart/v1/chat/completions', () => {
     f.anthropic.setMode('slow', { delayMs: 250 });
     try {
       const seen: string[] = [];
+      // each a conversation's first call (a conversation stays where it was served)
       for (let i = 0; i < 3; i++) {
-        const res = await smart(u.key, { model: 'best-fast-llm' });
+        const res = await smart(u.key, { model: 'best-fast-llm', user: `fast-${i}` });
         expect(res.status).toBe(200);
         seen.push(res.headers.get('x-smart-route-provider')!);
       }
@@ -181,7 +182,9 @@ describe('circuit breaker', () => {
     const g = await startGatewayFixture({ yaml: `${YAML.replace('gateway: { failureThreshold: 100 }', '')}gateway: { failureThreshold: 2, cooldownMs: 600 }\n` });
     try {
       const u = await g.d.user({ tier: 'free', balance: 10 });
-      const call = () => g.d.fetch('/external/smart/v1/chat/completions', { method: 'POST', key: u.key, json: { model: 'best-cheap-llm', messages } });
+      // each a conversation's first call (a conversation stays where it was served)
+      let n = 0;
+      const call = () => g.d.fetch('/external/smart/v1/chat/completions', { method: 'POST', key: u.key, json: { model: 'best-cheap-llm', messages, user: `c${n++}` } });
       g.openai.setMode('error');
       for (let i = 0; i < 2; i++) expect((await call()).headers.get('x-smart-route-provider')).toBe('anthropic');
       expect(g.openai.requests.length).toBe(2);

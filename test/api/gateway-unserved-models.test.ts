@@ -70,9 +70,10 @@ describe('the catalog and the portal say which models unified chat serves', () =
     const s = await portalLogin(f.d, u);
     const { body } = await getJson(f.d, '/portal/entitlements', s.cookie);
     expect(body.unifiedChatProviders).toEqual(LLM);
-    const byModel = new Map(body.allowedModels.map((m: { model: string }) => [m.model, m]));
-    expect(byModel.get('gpt-4o-mini')).toMatchObject({ provider: 'openai', unifiedChat: true, providerHasKey: true });
-    expect(byModel.get('gemini-2.5-flash')).toMatchObject({ provider: 'google', unifiedChat: true, providerHasKey: true });
-    expect(byModel.get('grok-3-mini')).toMatchObject({ provider: 'xai', unifiedChat: true, providerHasKey: false });
+    // a model id may be served by several providers (gpt-4o-mini by openai and azure-openai)
+    const byModel = new Map(body.allowedModels.map((m: { provider: string; model: string }) => [`${m.provider}/${m.model}`, m]));
+    expect(byModel.get('openai/gpt-4o-mini')).toMatchObject({ provider: 'openai', unifiedChat: true, providerHasKey: true });
+    expect(byModel.get('google/gemini-2.5-flash')).toMatchObject({ provider: 'google', unifiedChat: true, providerHasKey: true });
+    expect(byModel.get('xai/grok-3-mini')).toMatchObject({ provider: 'xai', unifiedChat: true, providerHasKey: false });
   });
 });

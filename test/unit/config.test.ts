@@ -25,8 +25,8 @@ function problemsOf(text: string, env: Record<string, string> = {}) {
 
 describe('built-in defaults (no file)', () => {
   const c = loadConfig(undefined, {});
-  it('serve the 21-provider catalog, margin 2.0, sqlite', () => {
-    expect(c.providers.size).toBe(21);
+  it('serve the 24-provider catalog (the spec\'s 21 and three clouds), margin 2.0, sqlite', () => {
+    expect(c.providers.size).toBe(24);
     expect(c.margin).toBe(2);
     expect(c.store).toBe('sqlite');
     expect([...c.providers.values()].every((p) => p.margin === 2 && p.enabled && !p.apiKey)).toBe(true);

@@ -37,6 +37,13 @@ export class Metrics {
   /** provider -> model -> totals: found by two Map lookups, no string built per call */
   private readonly calls = new Map<string, Map<string, CallTotals>>();
 
+  /** Lines other modules render at scrape time (gauges of live state: the provider keys' health) */
+  private readonly collectors: (() => string[])[] = [];
+
+  addCollector(fn: () => string[]): void {
+    this.collectors.push(fn);
+  }
+
   /** Label strings by their raw parts: built (escaped) once per route/status or provider/outcome, not per call. */
   private readonly labelCache = new Map<string, string>();
 
@@ -99,6 +106,7 @@ export class Metrics {
       out.push(`# TYPE ${name} counter`);
       for (const [k, v] of this.counters) if (k.startsWith(`${name}{`)) out.push(`${k.replace('{}', '')} ${v}`);
     }
+    for (const collect of this.collectors) out.push(...collect());
     const mem = process.memoryUsage();
     out.push('# TYPE process_resident_memory_bytes gauge', `process_resident_memory_bytes ${mem.rss}`);
     out.push('# TYPE process_uptime_seconds gauge', `process_uptime_seconds ${process.uptime().toFixed(3)}`);

@@ -1,3 +1,4 @@
+import { newHealth } from '../../shared/config/provider-keys.js';
 import type { ResolvedConfig } from '../../shared/config/resolve.js';
 import type { AppContext } from '../context/index.js';
 import { startDemoUpstreams, type DemoUpstreams } from './upstreams.js';
@@ -36,7 +37,8 @@ export async function startDemo(config: ResolvedConfig): Promise<Demo> {
     ['anthropic', upstreams.anthropic],
   ] as const) {
     const p = config.providers.get(id)!;
-    config.providers.set(id, { ...p, baseUrl: sim.url, apiKey: `demo-${id}-key` });
+    const apiKey = `demo-${id}-key`;
+    config.providers.set(id, { ...p, baseUrl: sim.url, apiKey, keys: [{ name: 'default', weight: 1, rpm: null, tpm: null, apiKey, health: newHealth(null, null) }] });
   }
   const demo: Demo = {
     upstreams,

@@ -15,6 +15,7 @@ import { CHAT_PROVIDERS, resolveChatModel, type ResolvedModel } from './resolve.
 import type { Gateway } from './runtime.js';
 import { answerRewriters, type AnswerFormat } from './translate/answer.js';
 import { outbound, type InboundFormat, type Outbound } from './translate/plan.js';
+import { conversationOf, pinnedKey } from './keys/sticky.js';
 import { providerAuthHeaders } from './upstream.js';
 import { estimatePromptTokens } from './usage.js';
 
@@ -146,9 +147,13 @@ export async function unifiedChat(ctx: AppContext, gw: Gateway, req: FastifyRequ
     ...out.headers,
   };
   providerAuthHeaders(provider, headers);
+  // several keys: the conversation's key while it is healthy (its prompt cache is there)
+  const conversation = provider.keys.length > 1 && gw.sticky.enabled ? conversationOf(u.userId, body) : undefined;
+  const now = conversation ? Date.now() : 0;
   let up;
   try {
-    up = await call.send(provider, { method: 'POST', path: out.path, query: out.query, headers, body: out.text });
+    const prefer = conversation ? pinnedKey(gw.sticky.get(conversation, now), provider, now) : undefined;
+    up = await call.send(provider, { method: 'POST', path: out.path, query: out.query, headers, body: out.text }, undefined, prefer);
   } catch (err) {
     const e = unreachable(target.provider, err);
     await release(ctx, r, null, { err: e });
@@ -161,6 +166,7 @@ export async function unifiedChat(ctx: AppContext, gw: Gateway, req: FastifyRequ
     await release(ctx, r, up.statusCode, { err: e });
     throw e;
   }
+  if (conversation && call.key) gw.sticky.remember(conversation, target.provider, target.model, call.key.name, now);
   const rw = answerRewriters(out.format, o.answer === 'provider' ? out.format : o.answer, target.model);
   const sse = isEventStream(up);
   reply

@@ -12,6 +12,11 @@ import type { Gateway } from './runtime.js';
 import { classifyFailure, outcomeOfStatus, UpstreamAbort, UpstreamError, type UpstreamRequest } from './upstream.js';
 import type { SecretRedactor } from '../../shared/secret-redactor.js';
 import { plainUsage, SseUsageTap, usageFromJson } from './usage.js';
+import type { ProviderKey } from '../../shared/config/provider-keys.js';
+import { authorize } from './clouds/credentials.js';
+import { EventStreamUsageTap } from './clouds/eventstream.js';
+import { failedConnection, failedStatus, retryAfterMs } from './keys/policy.js';
+import { keyFailed, KeysExhausted, keySucceeded, keyTokens, pickKey } from './keys/pick.js';
 
 /**
  * One metered gateway call after its reservation: the upstream attempt(s), the answer
@@ -21,6 +26,10 @@ import { plainUsage, SseUsageTap, usageFromJson } from './usage.js';
  */
 export class Call {
   private readonly controller = new UpstreamAbort();
+  /** the provider key of the last try (the one that served the call, when it was served) */
+  key: ProviderKey | undefined;
+  /** secrets derived for this call alone (a request's signature): redacted from its answer */
+  private derived: string[] | undefined;
 
   constructor(
     readonly ctx: AppContext,
@@ -40,26 +49,102 @@ export class Call {
     return this.controller;
   }
 
-  /** One upstream attempt, observed in metrics (and in the latency EWMA under `latencyKey`). */
-  async send(provider: ResolvedProvider, req: UpstreamRequest, latencyKey?: string): Promise<Dispatcher.ResponseData> {
+  /** What redacts this call's answer: the gateway's redactor, plus the call's own derived secrets. */
+  get redact(): SecretRedactor {
+    return this.derived ? this.gw.redact.with(this.derived) : this.gw.redact;
+  }
+
+  /**
+   * The call's upstream request, answered (any status) or thrown (UpstreamError, or
+   * KeysExhausted when every key is at its rpm/tpm limit). A provider with one plain key
+   * (the hot path) is tried once with the credentials the route put on the request. With
+   * several keys, key limits or credentials computed per request (gateway/keys/pick.ts),
+   * a key is picked (the conversation's `prefer`red key when it is ready) and authorized;
+   * a try answered 429 or 5xx, or not reached, cools its key down and is made once more on
+   * another ready key, before any byte reached the caller (the failed answer is discarded
+   * unread). Every try counts in `attempts`; only the answer returned is booked.
+   */
+  send(provider: ResolvedProvider, req: UpstreamRequest, latencyKey?: string, prefer?: ProviderKey): Promise<Dispatcher.ResponseData> {
+    const keys = provider.keys;
+    const only = keys[0];
+    if (keys.length === 1 && only.apiKey !== undefined && only.rpm === null && only.tpm === null) {
+      this.key = only;
+      return this.once(provider, req, latencyKey, only, undefined);
+    }
+    return this.sendWithKeys(provider, req, latencyKey, prefer);
+  }
+
+  private async sendWithKeys(provider: ResolvedProvider, req: UpstreamRequest, latencyKey: string | undefined, prefer: ProviderKey | undefined): Promise<Dispatcher.ResponseData> {
+    const policy = this.gw.keyPolicy;
+    const id = provider.def.id;
+    let key = pickKey(id, provider.keys, Date.now(), prefer)!;
+    for (let retry = 0; ; retry++) {
+      this.key = key;
+      let res: Dispatcher.ResponseData;
+      let unauthorized = false;
+      try {
+        let auth;
+        try {
+          auth = await authorize(provider, key, req, this.gw.upstreams.base(provider.baseUrl), this.gw.redact);
+        } catch (err) {
+          // no credential for this key (a token endpoint that failed): as a key not reached
+          this.reservation.attempts++;
+          key.health.calls++;
+          keyFailed(policy, key, Date.now(), undefined);
+          unauthorized = true;
+          throw new UpstreamError('connect_error', err);
+        }
+        if (auth.derived) (this.derived ??= []).push(auth.derived);
+        res = await this.once(provider, req, latencyKey, key, auth.apiKey);
+      } catch (err) {
+        const again = retry < policy.retries && !this.controller.aborted && (unauthorized || failedConnection(policy, err));
+        const next = again ? pickKey(id, provider.keys, Date.now(), undefined, key) : undefined;
+        if (!next) throw err;
+        key = next;
+        continue;
+      }
+      if (retry < policy.retries && failedStatus(policy, res.statusCode) && !this.controller.aborted) {
+        const next = pickKey(id, provider.keys, Date.now(), undefined, key);
+        if (next) {
+          await res.body.dump().catch(() => undefined);
+          key = next;
+          continue;
+        }
+      }
+      return res;
+    }
+  }
+
+  /** One try with `key`, observed in metrics (and in the latency EWMA under `latencyKey`); the key's health follows its outcome. */
+  private async once(provider: ResolvedProvider, req: UpstreamRequest, latencyKey: string | undefined, key: ProviderKey, apiKey: string | undefined): Promise<Dispatcher.ResponseData> {
     const t0 = performance.now();
     this.reservation.attempts++;
+    key.health.calls++;
     if (this.reservation.traceparent) req.headers.traceparent = this.reservation.traceparent;
     try {
-      const res = await this.gw.upstreams.request(provider, { ...req, signal: this.controller });
+      const res = await this.gw.upstreams.request(provider, { ...req, signal: this.controller }, apiKey ?? provider.apiKey);
       const ms = performance.now() - t0;
       this.ctx.metrics.observeUpstream(provider.def.id, outcomeOfStatus(res.statusCode), ms / 1000);
       if (latencyKey && res.statusCode < 300) this.gw.latency.record(latencyKey, ms);
+      if (res.statusCode >= 400 && failedStatus(this.gw.keyPolicy, res.statusCode)) keyFailed(this.gw.keyPolicy, key, Date.now(), retryAfterMs(res.headers, Date.now()));
+      else if (key.health.streak !== 0) keySucceeded(key);
       return res;
     } catch (err) {
       const outcome = err instanceof UpstreamError ? err.outcome : 'connect_error';
       this.ctx.metrics.observeUpstream(provider.def.id, outcome, (performance.now() - t0) / 1000);
+      if (!this.controller.aborted && failedConnection(this.gw.keyPolicy, err)) keyFailed(this.gw.keyPolicy, key, Date.now(), undefined);
       throw err;
     }
+  }
+
+  /** The served answer's tokens, against its key's tokens-per-minute. */
+  served(cost: Cost): void {
+    if (this.key !== undefined && this.key.tpm !== null) keyTokens(this.key, cost.promptTokens + cost.completionTokens);
   }
 }
 
 export function unreachable(providerId: string, err: unknown): AgwError {
+  if (err instanceof KeysExhausted) return err; // 429 UPSTREAM_RATE_LIMITED: every key at its limit
   const why = err instanceof UpstreamError ? err.outcome.replace('_', ' ') : 'failure';
   return new AgwError('UPSTREAM_UNREACHABLE', `upstream ${providerId} is unreachable (${why})`);
 }
@@ -113,6 +198,12 @@ export interface DeliverOptions {
   usageFormat?: UsageFormat;
 }
 
+/** Bedrock's streams: AWS event stream frames (clouds/eventstream.ts). */
+function isAwsEventStream(res: Dispatcher.ResponseData): boolean {
+  const ct = res.headers['content-type'];
+  return typeof ct === 'string' && ct.includes('application/vnd.amazon.eventstream');
+}
+
 function isJson(res: Dispatcher.ResponseData): boolean {
   const ct = res.headers['content-type'];
   return typeof ct !== 'string' || ct.includes('json');
@@ -129,13 +220,15 @@ export async function deliver(call: Call, up: Dispatcher.ResponseData, o: Delive
   const status = up.statusCode;
   const sse = isEventStream(up);
   if (sse || o.price.kind === 'units' || !isJson(up)) {
-    const tap = sse && o.price.kind === 'tokens' ? new SseUsageTap(o.usageFormat ?? o.provider.def.usageFormat) : undefined;
+    const format = o.usageFormat ?? o.provider.def.usageFormat;
+    const tap = o.price.kind !== 'tokens' ? undefined : sse ? new SseUsageTap(format) : isAwsEventStream(up) ? new EventStreamUsageTap(format) : undefined;
     const price = o.price;
     const settle = () => {
       const cost =
         price.kind === 'tokens'
           ? tokenCost(ctx.config, o.provider, o.model, tap ? tap.usage(price.promptEstimate) : plainUsage(price.promptEstimate, 0))
           : unitCost(o.provider, price.charge, o.model);
+      call.served(cost);
       return finalize(ctx, reservation, o.provider.def.id, cost, status);
     };
     reply.send(pipeBack(call, up, o.provider.def.id, tap, o.rewriteSse, settle));
@@ -154,6 +247,7 @@ export async function deliver(call: Call, up: Dispatcher.ResponseData, o: Delive
   const cost: Cost = tokenCost(ctx.config, o.provider, o.model ?? modelOfAnswer(body), usage);
   const answer = o.rewriteJson ? rewriteOr(o.rewriteJson, body) : body;
   reservation.bodies?.response.push(answer);
+  call.served(cost);
   await finalize(ctx, reservation, o.provider.def.id, cost, status);
   reply.send(answer);
 }
@@ -206,7 +300,7 @@ function pipeBack(
   call: Call,
   up: Dispatcher.ResponseData,
   providerId: string,
-  tap: SseUsageTap | undefined,
+  tap: SseUsageTap | EventStreamUsageTap | undefined,
   rewrite: DeliverOptions['rewriteSse'],
   settle: () => Promise<void>,
 ): PassThrough {

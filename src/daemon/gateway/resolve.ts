@@ -36,7 +36,7 @@ export function isAllowed(config: ResolvedConfig, tier: string, t: Target): bool
 
 export function hasKey(config: ResolvedConfig, provider: string): boolean {
   const p = config.providers.get(provider);
-  return Boolean(p?.apiKey) && p!.enabled;
+  return p !== undefined && p.enabled && p.keys.length > 0;
 }
 
 export interface ResolvedModel {

@@ -23,7 +23,7 @@ export function retailPrice(config: ResolvedConfig, t: Target): number {
 
 export function routable(config: ResolvedConfig, t: Target): boolean {
   const p = config.providers.get(t.provider);
-  return Boolean(p && p.enabled && p.apiKey && p.def.chatPath && p.def.chat);
+  return Boolean(p && p.enabled && p.keys.length > 0 && p.def.chatPath && p.def.chat);
 }
 
 function sortKey(config: ResolvedConfig, gw: Gateway | undefined, cls: SmartRouteClass, t: Target): number {

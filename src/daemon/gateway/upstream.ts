@@ -73,8 +73,10 @@ export interface UpstreamTimeouts {
   responseTimeoutMs: number;
 }
 
-interface Base {
+export interface Base {
   origin: string;
+  /** host[:port] as the request's Host header carries it */
+  host: string;
   basePath: string;
 }
 
@@ -84,11 +86,11 @@ export class Upstreams {
 
   constructor(private readonly timeouts: UpstreamTimeouts) {}
 
-  private base(baseUrl: string): Base {
+  base(baseUrl: string): Base {
     let b = this.bases.get(baseUrl);
     if (!b) {
       const u = new URL(baseUrl);
-      b = { origin: u.origin, basePath: u.pathname.replace(/\/+$/, '') };
+      b = { origin: u.origin, host: u.host, basePath: u.pathname.replace(/\/+$/, '') };
       this.bases.set(baseUrl, b);
     }
     return b;
@@ -110,13 +112,16 @@ export class Upstreams {
     return p;
   }
 
-  /** Sends one request to `provider` with its own credentials; throws UpstreamError on failure. */
-  async request(provider: ResolvedProvider, r: UpstreamRequest): Promise<Dispatcher.ResponseData> {
+  /**
+   * Sends one request to `provider` with its own credentials (a query-parameter key: `apiKey`,
+   * the provider's first key unless another is given); throws UpstreamError on failure.
+   */
+  async request(provider: ResolvedProvider, r: UpstreamRequest, apiKey = provider.apiKey): Promise<Dispatcher.ResponseData> {
     const { origin, basePath } = this.base(provider.baseUrl);
     const auth = provider.def.auth;
     let query = r.query ?? '';
-    if (auth.style === 'query' && provider.apiKey) {
-      query = `${query ? `${query}&` : ''}${encodeURIComponent(auth.param)}=${encodeURIComponent(provider.apiKey)}`;
+    if (auth.style === 'query' && apiKey) {
+      query = `${query ? `${query}&` : ''}${encodeURIComponent(auth.param)}=${encodeURIComponent(apiKey)}`;
     }
     const path = `${basePath}${r.path}${query ? `?${query}` : ''}`;
     try {
@@ -140,8 +145,8 @@ export class Upstreams {
 }
 
 /** The provider's own credentials and required headers, in place of the caller's. */
-export function providerAuthHeaders(provider: ResolvedProvider, headers: Record<string, string>): void {
-  const { def, apiKey } = provider;
+export function providerAuthHeaders(provider: ResolvedProvider, headers: Record<string, string>, apiKey = provider.apiKey): void {
+  const { def } = provider;
   for (const [k, v] of Object.entries(def.extraHeaders ?? {})) {
     const name = k.toLowerCase();
     if (headers[name] === undefined) headers[name] = v;

@@ -79,6 +79,13 @@ function geminiUsage(u: Obj): Partial3 {
   };
 }
 
+/** Bedrock Converse's TokenUsage: inputTokens excludes the cache's reads and writes, reported apart. */
+function converseUsage(u: Obj): Partial3 {
+  const read = num(u.cacheReadInputTokens) ?? 0;
+  const write = num(u.cacheWriteInputTokens) ?? 0;
+  return { prompt: (num(u.inputTokens) ?? 0) + read + write, completion: num(u.outputTokens), cached: read, cacheWrite: write };
+}
+
 function cohereUsage(b: Obj): Partial3 {
   return { prompt: num(b.input_tokens), completion: num(b.output_tokens), cached: 0 };
 }
@@ -100,6 +107,23 @@ export function usageOf(format: UsageFormat, doc: unknown): Partial3 | undefined
     case 'gemini': {
       const u = obj(d.usageMetadata);
       return u ? geminiUsage(u) : undefined;
+    }
+    case 'bedrock': {
+      // Converse (its stream's metadata event too): inputTokens excludes cache reads and writes;
+      // an Anthropic model's own body through InvokeModel: the messages format's usage;
+      // InvokeModel streams end with amazon-bedrock-invocationMetrics
+      const u = obj(d.usage);
+      if (u && num(u.inputTokens) !== undefined) return converseUsage(u);
+      if (u || obj(obj(d.message)?.usage)) return anthropicUsage((u ?? obj(obj(d.message)?.usage))!);
+      const m = obj(d['amazon-bedrock-invocationMetrics']);
+      return m ? { prompt: num(m.inputTokenCount), completion: num(m.outputTokenCount) } : undefined;
+    }
+    case 'vertex': {
+      // Gemini's usageMetadata, or Claude's messages-format usage
+      const g = obj(d.usageMetadata);
+      if (g) return geminiUsage(g);
+      const u = obj(d.usage) ?? obj(obj(d.message)?.usage);
+      return u ? anthropicUsage(u) : undefined;
     }
     case 'cohere': {
       const b = obj(obj(d.meta)?.billed_units) ?? obj(obj(d.usage)?.billed_units) ?? obj(obj(obj(d.delta)?.usage)?.billed_units);
@@ -212,7 +236,7 @@ export class SseUsageTap {
             if (v !== undefined) this.reported[k as keyof Partial3] = v;
           }
           // Anthropic's message_start carries a placeholder output count; message_delta the real one
-          if (this.format !== 'anthropic' || line.includes('"message_delta"')) this.final = true;
+          if (!line.includes('"message_start"')) this.final = true;
         }
       } catch {
         /* not JSON: ignore */

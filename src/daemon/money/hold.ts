@@ -24,10 +24,10 @@ import { dearestRow, priceRow, unitCost, type UnitCharge } from './pricing.js';
  *   level (base or tier) whose threshold the prompt bound is above; the output price at
  *   that level too (a tier prices all the call's tokens).
  * - outputCap: max_tokens / max_completion_tokens / max_output_tokens /
- *   generationConfig.maxOutputTokens (× n choices) as asked, at most the model's own limit
- *   (the catalog's maxOutputTokens: coding agents ask 128000 of every model); without one,
- *   that limit. A model the catalog does not know is held for what was asked (bounded by
- *   10M tokens), else DEFAULT_MAX_OUTPUT_TOKENS.
+ *   generationConfig.maxOutputTokens / inferenceConfig.maxTokens (× n choices) as asked, at
+ *   most the model's own limit (the catalog's maxOutputTokens: coding agents ask 128000 of
+ *   every model); without one, that limit. A model the catalog does not know is held for what
+ *   was asked (bounded by 10M tokens), else DEFAULT_MAX_OUTPUT_TOKENS.
  * Unit-priced: the unit charge, known exactly from the request.
  */
 export interface Quote {
@@ -67,11 +67,14 @@ const positiveInt = (v: unknown): number | undefined => (typeof v === 'number' &
 export function requestedOutputCap(body: Record<string, unknown> | undefined): number | undefined {
   if (!body) return undefined;
   const gen = body.generationConfig && typeof body.generationConfig === 'object' ? (body.generationConfig as Record<string, unknown>) : undefined;
+  // Bedrock Converse: inferenceConfig.maxTokens
+  const inference = body.inferenceConfig && typeof body.inferenceConfig === 'object' ? (body.inferenceConfig as Record<string, unknown>) : undefined;
   return (
     positiveInt(body.max_completion_tokens) ??
     positiveInt(body.max_tokens) ??
     positiveInt(body.max_output_tokens) ??
-    positiveInt(gen?.maxOutputTokens)
+    positiveInt(gen?.maxOutputTokens) ??
+    positiveInt(inference?.maxTokens)
   );
 }
 

@@ -1,4 +1,4 @@
-import type { ResolvedConfig } from '../../shared/config/resolve.js';
+import { providerSecrets, type ResolvedConfig } from '../../shared/config/resolve.js';
 import { Redactor } from '../../shared/redact.js';
 
 /**
@@ -76,7 +76,7 @@ const redactors = new WeakMap<ResolvedConfig, Redactor>();
 export function redactorOf(config: ResolvedConfig): Redactor {
   let r = redactors.get(config);
   if (!r) {
-    r = new Redactor([...[...config.providers.values()].map((p) => p.apiKey), config.masterToken]);
+    r = new Redactor([...providerSecrets(config), config.masterToken]);
     redactors.set(config, r);
   }
   return r;

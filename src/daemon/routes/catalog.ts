@@ -26,7 +26,7 @@ function classes(l: PriceLevel, margin: number) {
 export function buildPublicCatalog(config: ResolvedConfig): PublicCatalogT {
   const providers = [...config.providers.values()].filter((p) => p.enabled);
   return {
-    providers: providers.map(({ def, baseUrl, apiKey, margin }) => {
+    providers: providers.map(({ def, baseUrl, keys, margin }) => {
       const pr = def.pricing;
       const models =
         pr.kind === 'llm'
@@ -52,7 +52,7 @@ export function buildPublicCatalog(config: ResolvedConfig): PublicCatalogT {
         description: def.description,
         category: def.category,
         baseUrl,
-        hasKey: Boolean(apiKey),
+        hasKey: keys.length > 0,
         effectiveMargin: margin,
         pricing: { kind: pr.kind, currency: pr.currency, models, units, lastUpdated: pr.lastUpdated, sourceUrl: pr.sourceUrl },
       };

@@ -20,6 +20,9 @@ import { gatewayOf } from '../gateway/runtime.js';
 import { forwardableHeaders, passableHeaders, providerAuthHeaders, UpstreamAbort, UpstreamError } from '../gateway/upstream.js';
 import { estimatePromptTokens } from '../gateway/usage.js';
 import type { RouteOptions } from './index.js';
+import type { SecretRedactor } from '../../shared/secret-redactor.js';
+import { authorize } from '../gateway/clouds/credentials.js';
+import { conversationOf, pinnedKey } from '../gateway/keys/sticky.js';
 
 /**
  * The proxy: /api/external/{provider}/{path} goes to the provider's base URL + path with
@@ -60,7 +63,7 @@ const proxy: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
     const u = gatewayUser(req);
     const id = (req.params as { provider: string }).provider;
     const provider = ctx.config.providers.get(id);
-    if (!provider || !provider.enabled || !provider.apiKey) {
+    if (!provider || !provider.enabled || !provider.keys.length) {
       const e =
         !provider || !provider.enabled
           ? new AgwError('PROVIDER_NOT_FOUND', `no provider ${id}: see GET /api/portal/providers/public`)
@@ -69,10 +72,16 @@ const proxy: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
       if (method === 'GET') throw e;
       throw await refuseForKey(ctx, req, u, { endpoint: 'proxy', providerId: id, model: null, alias: null, stream: false, usageType: provider?.def.usageType }, e);
     }
-    const { path, query } = upstreamPath(req.url, id);
+    const asked = upstreamPath(req.url, id);
     const headers = forwardableHeaders(req.headers);
     providerAuthHeaders(provider, headers);
     const body = Buffer.isBuffer(req.body) && req.body.length ? req.body : undefined;
+    const json = parseJson(body, headers['content-type']);
+    const bodyModel = typeof json?.model === 'string' ? json.model : null;
+    // a cloud completes the path (deployment, api-version, project) and names the model it prices
+    const cloud = provider.def.proxyTarget?.({ ...asked, bodyModel }, provider.cloud);
+    if (cloud?.error !== undefined) throw new AgwError('INVALID_REQUEST', `${id}: ${cloud.error}`, { field: 'path' });
+    const { path, query } = cloud ?? asked;
     if (method === 'GET' || isFreePath(provider.def, path)) return forwardFree(req, reply, provider, { method, path, query, headers, body });
     if (isBatchPath(provider.def, path)) {
       const e = new AgwError(
@@ -84,13 +93,11 @@ const proxy: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
       throw await refuseForKey(ctx, req, u, { endpoint: 'proxy', providerId: id, model: null, alias: null, stream: false, usageType: provider.def.usageType }, e);
     }
 
-    const json = parseJson(body, headers['content-type']);
     const def = provider.def;
     const charge = def.pricing.kind === 'units' ? unitCharge(provider, path, json) : undefined;
     // a model in the path (Gemini's /models/X:generateContent) is the one served: it is
     // priced and checked, and a different one named in the body is checked too
-    const bodyModel = typeof json?.model === 'string' ? json.model : null;
-    const model = modelInPath(path) ?? bodyModel;
+    const model = cloud ? cloud.model : (modelInPath(path) ?? bodyModel);
     const keyModels = keyAllowlist(ctx, u);
     const notAllowed = (m: string | null) => m !== null && !allowsModel(keyModels!, id, m);
     if (keyModels && (model === null || notAllowed(model) || notAllowed(bodyModel))) {
@@ -118,22 +125,27 @@ const proxy: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
       quote: def.pricing.kind === 'units' ? quoteUnits(provider, charge) : quoteTokens(ctx.config, provider, model, body, json, generates(path), imagePromptBound(def, id, model, body, json)),
     });
     const call = new Call(ctx, gw, reply, r);
+    // several keys: the conversation's key while it is healthy (its prompt cache is there)
+    const conversation = provider.keys.length > 1 && gw.sticky.enabled ? conversationOf(u.userId, json) : undefined;
+    const now = conversation ? Date.now() : 0;
     let up;
     try {
-      up = await call.send(provider, { method, path, query, headers, body });
+      up = await call.send(provider, { method, path, query, headers, body }, undefined, conversation ? pinnedKey(gw.sticky.get(conversation, now), provider, now) : undefined);
     } catch (err) {
       const e = unreachable(id, err);
       await release(ctx, r, null, { err: e });
       throw e;
     }
-    reply.code(up.statusCode).headers(ownHeadersWin(passableHeaders(up.headers, gw.redact), r.rate !== null));
+    const redact = call.redact;
+    reply.code(up.statusCode).headers(ownHeadersWin(passableHeaders(up.headers, redact), r.rate !== null));
     if (up.statusCode < 200 || up.statusCode >= 300) {
       // the provider's refusal (429 with its retry-after, 4xx, 5xx), free, with its secrets redacted
-      const text = await errorBack(reply, up);
+      const text = await errorBack(reply, up, redact);
       r.bodies?.response.push(text);
       await release(ctx, r, up.statusCode);
       return reply.send(text);
     }
+    if (conversation && call.key) gw.sticky.remember(conversation, id, model, call.key.name, now);
     await deliver(call, up, {
       provider,
       model,
@@ -151,21 +163,27 @@ const proxy: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
     const ac = new UpstreamAbort();
     reply.raw.once('close', () => ac.abort());
     let up;
+    let redact = gw.redact;
     try {
-      up = await gw.upstreams.request(provider, { ...r, signal: ac });
+      // the first key: free calls are not spread (a cloud's credentials are computed per request)
+      const key = provider.keys[0];
+      const req = { ...r, signal: ac };
+      const auth = key.apiKey === undefined ? await authorize(provider, key, req, gw.upstreams.base(provider.baseUrl), gw.redact) : {};
+      if (auth.derived) redact = gw.redact.with([auth.derived]);
+      up = await gw.upstreams.request(provider, req, auth.apiKey ?? provider.apiKey);
     } catch (err) {
       ctx.metrics.observeUpstream(provider.def.id, err instanceof UpstreamError ? err.outcome : 'connect_error');
       throw unreachable(provider.def.id, err);
     }
     ctx.metrics.observeUpstream(provider.def.id, up.statusCode < 400 ? 'ok' : up.statusCode === 429 ? 'rate_limited' : up.statusCode >= 500 ? 'http_5xx' : 'http_4xx');
-    reply.code(up.statusCode).headers(passableHeaders(up.headers, gw.redact));
-    if (up.statusCode < 200 || up.statusCode >= 300) return reply.send(await errorBack(reply, up));
+    reply.code(up.statusCode).headers(passableHeaders(up.headers, redact));
+    if (up.statusCode < 200 || up.statusCode >= 300) return reply.send(await errorBack(reply, up, redact));
     return reply.send(up.body);
   }
 
   /** A non-2xx answer's body for the caller: read whole, secrets redacted (decoded if it was compressed). */
-  async function errorBack(reply: FastifyReply, up: Dispatcher.ResponseData): Promise<Buffer> {
-    const { body, decoded } = await readErrorBody(up, gw.redact);
+  async function errorBack(reply: FastifyReply, up: Dispatcher.ResponseData, redact: SecretRedactor): Promise<Buffer> {
+    const { body, decoded } = await readErrorBody(up, redact);
     if (decoded) reply.removeHeader('content-encoding');
     return body;
   }

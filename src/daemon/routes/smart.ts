@@ -20,6 +20,17 @@ import { providerAuthHeaders, UpstreamError } from '../gateway/upstream.js';
 import { estimatePromptTokens } from '../gateway/usage.js';
 import { requireModelAndMessages } from '../gateway/validate.js';
 import type { RouteOptions } from './index.js';
+import type { ResolvedConfig } from '../../shared/config/resolve.js';
+import type { Target } from '../../shared/config/defaults.js';
+import { KeysExhausted } from '../gateway/keys/pick.js';
+import { conversationOf, pinnedKey, type Pin } from '../gateway/keys/sticky.js';
+
+/** The candidates with the pinned one first, when it is among them (its provider healthy) and its key is not cooling down. */
+function pinFirst(config: ResolvedConfig, candidates: Target[], pin: Pin, now: number): Target[] {
+  const at = candidates.findIndex((t) => t.provider === pin.provider && t.model === pin.model);
+  if (at <= 0 || !pinnedKey(pin, config.providers.get(pin.provider)!, now)) return candidates;
+  return [candidates[at], ...candidates.slice(0, at), ...candidates.slice(at + 1)];
+}
 
 /** Upstream statuses that say the request itself is wrong: no other candidate would take it either. */
 const REQUEST_PROBLEMS = new Set([400, 413, 422]);
@@ -57,6 +68,13 @@ const smart: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
       const body = req.body as Record<string, unknown> & { model: string; stream?: boolean };
       const cls = body.model as SmartRouteClass;
       let candidates = smartCandidates(ctx.config, cls, gw);
+      // a conversation stays where its last call was served while that key is healthy: the
+      // cheapest-first order applies to its first call (CONTRACT "Calls stay where their prompt cache is")
+      const choice = candidates.length > 1 || (ctx.config.providers.get(candidates[0]?.provider ?? '')?.keys.length ?? 0) > 1;
+      const conversation = gw.sticky.enabled && choice ? conversationOf(u.userId, body as unknown as Record<string, unknown>) : undefined;
+      const now = Date.now();
+      const pin = conversation ? gw.sticky.get(conversation, now) : undefined;
+      if (pin) candidates = pinFirst(ctx.config, candidates, pin, now);
       const keyModels = keyAllowlist(ctx, u);
       // a key that does not list the class may use the candidates it allows
       const narrowed = keyModels && !keyModels.names.has(cls);
@@ -108,9 +126,14 @@ const smart: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
         r.droppedParams = out.dropped;
         let up;
         try {
-          up = await call.send(provider, { method: 'POST', path: out.path, query: out.query, headers, body: out.text }, `${c.provider}/${c.model}`);
+          up = await call.send(provider, { method: 'POST', path: out.path, query: out.query, headers, body: out.text }, `${c.provider}/${c.model}`, pinnedKey(pin, provider, now));
         } catch (err) {
           if (call.signal.aborted) break; // the client left: no failover for nobody
+          if (err instanceof KeysExhausted) {
+            // every key at its own rpm/tpm: not a failure of the provider
+            tried.push(`${c.provider}/${c.model}: every key at its rate limit`);
+            continue;
+          }
           gw.breaker.failure(c.provider);
           tried.push(`${c.provider}/${c.model}: ${err instanceof UpstreamError ? err.outcome : 'failure'}`);
           continue;
@@ -128,6 +151,7 @@ const smart: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
           continue;
         }
         gw.breaker.success(c.provider);
+        if (conversation && call.key) gw.sticky.remember(conversation, c.provider, c.model, call.key.name, now);
         const sse = isEventStream(up);
         const rw = answerRewriters(out.format, 'common', c.model);
         reply

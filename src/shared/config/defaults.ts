@@ -152,6 +152,14 @@ export const DEFAULT_GATEWAY = {
   leaseTtlMs: 10_000,
   /** how often keys' lastUsedAt is written (auth/key-usage.ts) */
   keyLastUsedFlushMs: 60_000,
+  /** provider keys (gateway/keys): the first cooldown without Retry-After, doubled per failure in a row, and the most any cooldown lasts */
+  keyCooldownMs: 1_000,
+  keyCooldownMaxMs: 300_000,
+  /** how often provider keys' figures are written to the store (agw admin providers) */
+  keyStatsFlushMs: 10_000,
+  /** prompt-cache stickiness: how long a conversation stays where it was served, and how many are remembered */
+  stickyTtlMs: 3_600_000,
+  stickyMaxConversations: 100_000,
 };
 
 /** The request log (usage_records): how long records and bodies are kept. */

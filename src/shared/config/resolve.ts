@@ -28,11 +28,19 @@ import {
   type TierDef,
 } from './defaults.js';
 import type { ConfigProblem } from './load.js';
+import { resolveKeys, keySecrets, type ProviderKey } from './provider-keys.js';
+import { resolveCloud } from './cloud.js';
+import type { CloudSettings } from '../providers/types.js';
 
 export interface ResolvedProvider {
   def: ProviderDef;
   baseUrl: string;
+  /** the first key's API key (API-key providers; kept for callers that only need one) */
   apiKey?: string;
+  /** every key, the default one first (CONTRACT "Several keys per provider"); empty: no key */
+  keys: ProviderKey[];
+  /** cloud providers' settings (deployments, apiVersion, region, project, location) */
+  cloud: CloudSettings;
   /** The effective margin: retail = raw x margin. */
   margin: number;
   enabled: boolean;
@@ -79,6 +87,16 @@ export interface ResolvedConfig {
   telemetry?: { otlpEndpoint: string; headers: Record<string, string>; serviceName: string };
 }
 
+/** Every provider secret of a config (each key's API key, AWS keys, service account key): what is redacted. */
+export function providerSecrets(config: Pick<ResolvedConfig, 'providers'>): string[] {
+  return [...config.providers.values()].flatMap((p) => p.keys.flatMap(keySecrets));
+}
+
+/** True when the provider has at least one key and is enabled. */
+export function hasKeys(p: ResolvedProvider | undefined): boolean {
+  return p !== undefined && p.enabled && p.keys.length > 0;
+}
+
 export const modelKey = (provider: string, model: string): string => `${provider}/${model}`;
 
 function envKeyName(id: string, suffix: string): string {
@@ -117,10 +135,14 @@ export function resolveConfig(
   const providers = new Map<string, ResolvedProvider>();
   for (const def of Object.values(PROVIDERS) as ProviderDef[]) {
     const o = file.providers?.[def.id] ?? {};
+    const keys = resolveKeys(def, o, o.keys, env[envKeyName(def.id, 'KEY')] || undefined, problems);
+    const cloud = resolveCloud(def, o, keys, problems, env[envKeyName(def.id, 'BASE_URL')]);
     providers.set(def.id, {
       def,
-      baseUrl: (env[envKeyName(def.id, 'BASE_URL')] ?? o.baseUrl ?? def.baseUrl).replace(/\/+$/, ''),
-      apiKey: env[envKeyName(def.id, 'KEY')] || o.apiKey || undefined,
+      baseUrl: (env[envKeyName(def.id, 'BASE_URL')] ?? o.baseUrl ?? cloud.baseUrl ?? def.baseUrl).replace(/\/+$/, ''),
+      apiKey: keys[0]?.apiKey,
+      keys,
+      cloud: cloud.settings,
       margin: o.margin ?? margin,
       enabled: o.enabled ?? true,
     });

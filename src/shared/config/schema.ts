@@ -33,6 +33,23 @@ const Quotas = Type.Object(
   { additionalProperties: false },
 );
 
+/** A provider credential: an API key, AWS access keys (bedrock) or a service account's key file (vertex). */
+const Credentials = {
+  apiKey: Type.Optional(Type.String({ minLength: 1 })),
+  accessKeyId: Type.Optional(Type.String({ minLength: 1, description: 'bedrock' })),
+  secretAccessKey: Type.Optional(Type.String({ minLength: 1, description: 'bedrock' })),
+  sessionToken: Type.Optional(Type.String({ minLength: 1, description: 'bedrock: temporary credentials' })),
+  serviceAccount: Type.Optional(
+    Type.Union([Type.String({ minLength: 2 }), Type.Record(Type.String(), Type.Unknown())], { description: 'vertex: the service account key file, as a mapping or its JSON text' }),
+  ),
+};
+const KeyLimits = {
+  name: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9._-]{1,64}$', description: 'default: key-N by position' })),
+  weight: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, description: 'share of the calls (default 1)' })),
+  rpm: Type.Optional(Type.Integer({ minimum: 1, description: 'requests per minute this key may take' })),
+  tpm: Type.Optional(Type.Integer({ minimum: 1, description: 'tokens per minute this key may take' })),
+};
+
 export const ConfigSchema = Type.Object(
   {
     trustProxy: Type.Optional(
@@ -69,9 +86,21 @@ export const ConfigSchema = Type.Object(
         Type.Object(
           {
             baseUrl: Type.Optional(Type.String({ pattern: '^https?://' })),
-            apiKey: Type.Optional(Type.String({ minLength: 1 })),
+            ...Credentials,
+            keys: Type.Optional(
+              Type.Array(Type.Object({ ...Credentials, ...KeyLimits }, { additionalProperties: false }), {
+                minItems: 1,
+                maxItems: 100,
+                description: 'several keys: calls are spread by weight and each key’s rpm/tpm; a key answered 429, 5xx or not at all cools down and the call is tried once more on another',
+              }),
+            ),
             margin: Type.Optional(Type.Number({ minimum: 1, maximum: 100 })),
             enabled: Type.Optional(Type.Boolean()),
+            deployments: Type.Optional(Type.Record(Type.String({ minLength: 1 }), Type.String({ minLength: 1 }), { description: 'azure-openai: model id -> deployment name' })),
+            apiVersion: Type.Optional(Type.String({ pattern: '^[0-9A-Za-z.-]+$', description: 'azure-openai: the api-version query parameter (default 2024-10-21)' })),
+            region: Type.Optional(Type.String({ pattern: '^[a-z0-9-]+$', description: 'bedrock: the AWS region (default us-east-1)' })),
+            project: Type.Optional(Type.String({ pattern: '^[a-z0-9-]+$', description: 'vertex: the Google Cloud project (default: the service account’s project_id)' })),
+            location: Type.Optional(Type.String({ pattern: '^[a-z0-9-]+$', description: 'vertex: the location (default global)' })),
           },
           { additionalProperties: false },
         ),
@@ -170,6 +199,21 @@ export const ConfigSchema = Type.Object(
           reservationTtlMs: Type.Optional(Type.Integer({ minimum: 1000, description: 'no longer used (accepted for old config files)' })),
           leaseTtlMs: Type.Optional(
             Type.Integer({ minimum: 500, maximum: 600000, description: 'PostgreSQL: how long a stopped daemon keeps its budget leases (default 10000)' }),
+          ),
+          keyCooldownMs: Type.Optional(
+            Type.Integer({ minimum: 100, maximum: 3600000, description: 'a provider key answered 429/5xx/nothing without Retry-After sits out this long, doubled per failure in a row (default 1000)' }),
+          ),
+          keyCooldownMaxMs: Type.Optional(
+            Type.Integer({ minimum: 100, maximum: 86400000, description: 'the most a provider key sits out, Retry-After included (default 300000)' }),
+          ),
+          keyStatsFlushMs: Type.Optional(
+            Type.Integer({ minimum: 100, maximum: 3600000, description: 'how often provider keys’ calls, failures and cooldowns are written for `agw admin providers` (default 10000)' }),
+          ),
+          stickyTtlMs: Type.Optional(
+            Type.Integer({ minimum: 0, maximum: 86400000, description: 'a conversation stays on its provider and key this long after its last call (default 3600000; 0: off)' }),
+          ),
+          stickyMaxConversations: Type.Optional(
+            Type.Integer({ minimum: 1, maximum: 10000000, description: 'conversations remembered per daemon, least recently used forgotten first (default 100000)' }),
           ),
           keyLastUsedFlushMs: Type.Optional(
             Type.Integer({ minimum: 100, maximum: 3600000, description: 'how often keys’ lastUsedAt (minute resolution) is written; default 60000' }),

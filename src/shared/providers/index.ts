@@ -4,6 +4,9 @@
  */
 import type { LlmModelPrice, ProviderDef, UnitPrice } from './types.js';
 import { anthropic } from './anthropic.js';
+import { azureOpenai } from './azure-openai.js';
+import { bedrock } from './bedrock.js';
+import { vertex } from './vertex.js';
 import { bfl } from './bfl.js';
 import { blockadelabs } from './blockadelabs.js';
 import { cohere } from './cohere.js';
@@ -38,6 +41,10 @@ export const PROVIDERS = {
   xai,
   together,
   cohere,
+  // LLM on the clouds (third round: CONTRACT "Cloud providers")
+  'azure-openai': azureOpenai,
+  bedrock,
+  vertex,
   // Image
   stability,
   bfl,

@@ -32,7 +32,9 @@ export const USAGE_TYPES: readonly UsageType[] = [
 export type ProviderAuth =
   | { style: 'bearer' } // Authorization: Bearer <key>
   | { style: 'header'; header: string; prefix?: string } // e.g. x-api-key: <key>, Authorization: Token <key>
-  | { style: 'query'; param: string }; // ?key=<key>
+  | { style: 'query'; param: string } // ?key=<key>
+  | { style: 'aws-sigv4'; service: string } // AWS Signature V4 over each request (bedrock)
+  | { style: 'google-service-account' }; // Authorization: Bearer <OAuth token from a service account> (vertex)
 
 /** How the cost of one answer is read off it. */
 export type UsageFormat =
@@ -40,6 +42,8 @@ export type UsageFormat =
   | 'anthropic' // usage.input_tokens / output_tokens; SSE: message_start + message_delta usage
   | 'gemini' // usageMetadata.promptTokenCount / candidatesTokenCount
   | 'cohere' // meta.billed_units.input_tokens / output_tokens (v1) or usage.billed_units (v2)
+  | 'bedrock' // Converse usage.inputTokens / outputTokens / cacheRead|WriteInputTokens, or an Anthropic body's usage
+  | 'vertex' // Gemini's usageMetadata or, for Anthropic models, the messages format's usage
   | 'units'; // unit-priced: see UnitPrice
 
 /** The output limit assumed for a model the catalog does not know (a call without max_tokens is held for it). */
@@ -175,6 +179,49 @@ export interface ProviderDef {
   /** For chat providers: the format of that endpoint and what it takes (unified chat, the smart route). */
   chat?: ChatApi;
   pricing: ProviderPricing;
+  /**
+   * Cloud providers: where a proxied call goes, completed from the provider's settings
+   * (Azure's deployment and api-version, Vertex's project and location), and the model it
+   * is priced as. Absent: the caller's path and query unchanged, the model from the path or body.
+   */
+  proxyTarget?: (call: ProxyCall, settings: CloudSettings) => ProxyTarget;
+  /** Cloud providers as alias / smart-route targets: a chat-format body as this provider takes it (see ChatUpstream). */
+  chatUpstream?: (format: ChatFormat, body: Record<string, unknown>, model: string, settings: CloudSettings) => ChatUpstream | undefined;
+}
+
+/** The settings of a cloud provider (config `providers.ID`), with their defaults applied. */
+export interface CloudSettings {
+  /** azure-openai: model id -> deployment name */
+  deployments: Readonly<Record<string, string>>;
+  apiVersion?: string;
+  region?: string;
+  project?: string;
+  location?: string;
+}
+
+/** A proxied call as the caller sent it: the provider path, the raw query, the body's `model`. */
+export interface ProxyCall {
+  path: string;
+  query: string;
+  bodyModel: string | null;
+}
+
+/** Where it goes upstream, and the model it is priced as; `error`: refused with 400 INVALID_REQUEST. */
+export type ProxyTarget = { path: string; query: string; model: string | null; error?: undefined } | { error: string };
+
+/**
+ * The upstream request of a call in one of the gateway's chat formats (the alias and
+ * smart-route targets): path, query and body adapted to the provider; credentials are
+ * added when it is sent. `undefined`: the provider does not take that format for that model.
+ */
+export interface ChatUpstream {
+  path: string;
+  query: string;
+  headers: Record<string, string>;
+  body: string;
+  /** how the answer's usage is read, and whether a stream comes as AWS event stream frames */
+  usageFormat: UsageFormat;
+  eventStream: boolean;
 }
 
 /** One price of a model in the bundled price data (genai-prices.ts): in force from `from` (ISO date) on, or always. */

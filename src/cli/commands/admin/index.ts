@@ -11,7 +11,7 @@ type Action = (args: string[], opts: Record<string, unknown>) => Promise<void>;
 export function registerAdmin(program: Command): void {
   const admin = program
     .command('admin')
-    .description('administer users, organizations, keys, wallets, quotas, projects and OAuth clients');
+    .description('administer users, organizations, keys, wallets, quotas, projects, OAuth clients and provider keys');
 
   const runActions = async () => (await import('./run.js')).actions;
   const keyActions = async () => (await import('./keys.js')).keyActions;
@@ -91,6 +91,8 @@ export function registerAdmin(program: Command): void {
     'pricesDiff',
     priceActions,
   );
+  const providerActions = async () => (await import('./providers.js')).providerActions;
+  leaf(admin, 'providers', 'provider keys: health, cooldown, calls and failures, by name (never a secret)', 'agw admin providers --json', 'providers', providerActions);
 
   const oauthKeys = admin.command('oauth').description('OAuth signing keys');
   leaf(oauthKeys, 'rotate-keys', 'new RS256 signing key; the old one verifies until its tokens expired', 'agw admin oauth rotate-keys --json', 'oauthRotateKeys');

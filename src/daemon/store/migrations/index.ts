@@ -24,6 +24,8 @@ import { SCHEMA_PG_V14_USAGE_DEBIT_INDEX } from './postgres/v14-usage-debit-inde
 import { SCHEMA_PG_V15_BOOK } from './postgres/v15-book.js';
 import { SCHEMA_V16_TOKEN_CLASSES } from './sqlite/v16-token-classes.js';
 import { SCHEMA_PG_V16_TOKEN_CLASSES } from './postgres/v16-token-classes.js';
+import { SCHEMA_V20_PROVIDER_KEY_STATS } from './sqlite/v20-provider-key-stats.js';
+import { SCHEMA_PG_V20_PROVIDER_KEY_STATS } from './postgres/v20-provider-key-stats.js';
 
 export interface Migration {
   version: number;
@@ -50,6 +52,8 @@ export const MIGRATIONS: Migration[] = [
   { version: 14, name: 'the index of the debits in usage records (PostgreSQL)', sqlite: '', postgres: SCHEMA_PG_V14_USAGE_DEBIT_INDEX },
   { version: 15, name: "bookings: a hot account's rollups without a join (PostgreSQL)", sqlite: '', postgres: SCHEMA_PG_V15_BOOK },
   { version: 16, name: 'token classes and dropped parameters in the request log', sqlite: SCHEMA_V16_TOKEN_CLASSES, postgres: SCHEMA_PG_V16_TOKEN_CLASSES },
+  // 17-19 are reserved for work in progress on other branches
+  { version: 20, name: "provider keys' calls, failures and cooldowns", sqlite: SCHEMA_V20_PROVIDER_KEY_STATS, postgres: SCHEMA_PG_V20_PROVIDER_KEY_STATS },
 ];
 
 export const SCHEMA_VERSION = Math.max(...MIGRATIONS.map((m) => m.version));

@@ -1,0 +1,91 @@
+import type { ChatUpstream, CloudSettings, ProviderDef, ProxyCall, ProxyTarget } from './types.js';
+
+/**
+ * Google Vertex AI (https://cloud.google.com/vertex-ai/generative-ai/docs/reference/rest):
+ * /v1/projects/{project}/locations/{location}/publishers/{google|anthropic}/models/{model}:{method}
+ * with an OAuth access token of a service account. Gemini: generateContent,
+ * streamGenerateContent (`?alt=sse`); Claude: rawPredict, streamRawPredict (the messages
+ * format with `anthropic_version` in the body and the model in the path,
+ * https://docs.claude.com/en/api/claude-on-vertex-ai). A caller may leave the prefix out:
+ * /publishers/… and /models/{gemini model}:… are completed with the configured project
+ * and location.
+ */
+export const VERTEX_ANTHROPIC_VERSION = 'vertex-2023-10-16';
+
+const prefix = (s: CloudSettings) => `/v1/projects/${s.project}/locations/${s.location}`;
+
+function proxyTarget(call: ProxyCall, s: CloudSettings): ProxyTarget {
+  let path = call.path;
+  if (path.startsWith('/publishers/')) path = `${prefix(s)}${path}`;
+  else if (path.startsWith('/models/')) path = `${prefix(s)}/publishers/google${path}`;
+  const m = /\/models\/([^/:]+)/.exec(path);
+  let model: string | null = null;
+  if (m) {
+    try {
+      model = decodeURIComponent(m[1]);
+    } catch {
+      model = m[1];
+    }
+  }
+  return { path, query: call.query, model };
+}
+
+const isClaude = (model: string) => model.startsWith('claude-');
+
+/** Alias / smart-route target: a gemini-format body for a Gemini model, a messages-format one for Claude. */
+function chatUpstream(format: string, body: Record<string, unknown>, model: string, s: CloudSettings): ChatUpstream | undefined {
+  const streamed = body.stream === true;
+  const accept = streamed ? 'text/event-stream' : 'application/json';
+  if (format === 'messages' && isClaude(model)) {
+    const { model: _m, ...rest } = body;
+    return {
+      path: `${prefix(s)}/publishers/anthropic/models/${encodeURIComponent(model)}:${streamed ? 'streamRawPredict' : 'rawPredict'}`,
+      query: '',
+      headers: { 'content-type': 'application/json', accept },
+      body: JSON.stringify({ anthropic_version: VERTEX_ANTHROPIC_VERSION, ...rest }),
+      usageFormat: 'vertex',
+      eventStream: false,
+    };
+  }
+  if (format === 'gemini' && !isClaude(model)) {
+    const { stream: _s, model: _m, ...rest } = body;
+    return {
+      path: `${prefix(s)}/publishers/google/models/${encodeURIComponent(model)}:${streamed ? 'streamGenerateContent' : 'generateContent'}`,
+      query: streamed ? 'alt=sse' : '',
+      headers: { 'content-type': 'application/json', accept },
+      body: JSON.stringify(rest),
+      usageFormat: 'vertex',
+      eventStream: false,
+    };
+  }
+  return undefined;
+}
+
+export const vertex = {
+  id: 'vertex',
+  name: 'Google Vertex AI',
+  description: 'Gemini and Claude models on your Google Cloud project through Vertex AI, authorized by a service account.',
+  category: 'LLM',
+  // the global endpoint; config providers.vertex.location picks a regional one
+  baseUrl: 'https://aiplatform.googleapis.com',
+  auth: { style: 'google-service-account' },
+  usageFormat: 'vertex',
+  usageType: 'ai_chat',
+  pricing: {
+    kind: 'llm',
+    currency: 'USD',
+    lastUpdated: '2025-11-01',
+    // per 1M tokens, prompts up to 200k tokens; Claude at the global endpoint (a regional
+    // location costs 10% more for Claude 4.5 models: https://docs.claude.com/en/api/claude-on-vertex-ai)
+    sourceUrl: 'https://cloud.google.com/vertex-ai/generative-ai/pricing',
+    models: [
+      { model: 'gemini-2.5-flash-lite', band: 'lite', inputPer1M: 0.1, outputPer1M: 0.4, cachedInputPer1M: 0.01, maxOutputTokens: 65_536, contextTokens: 1_048_576 },
+      { model: 'gemini-2.5-flash', band: 'standard', inputPer1M: 0.3, outputPer1M: 2.5, cachedInputPer1M: 0.03, maxOutputTokens: 65_536, contextTokens: 1_048_576 },
+      { model: 'gemini-2.5-pro', band: 'pro', inputPer1M: 1.25, outputPer1M: 10.0, cachedInputPer1M: 0.125, maxOutputTokens: 65_536, contextTokens: 1_048_576, tiers: [{ aboveInputTokens: 200_000, inputPer1M: 2.5, outputPer1M: 15, cachedInputPer1M: 0.25 }] },
+      { model: 'claude-haiku-4-5', band: 'standard', inputPer1M: 1.0, outputPer1M: 5.0, cachedInputPer1M: 0.1, maxOutputTokens: 64_000, contextTokens: 200_000, cacheWritePer1M: 1.25, cacheWrite1hPer1M: 2 },
+      { model: 'claude-sonnet-4-5', band: 'pro', inputPer1M: 3.0, outputPer1M: 15.0, cachedInputPer1M: 0.3, maxOutputTokens: 64_000, contextTokens: 1_000_000, cacheWritePer1M: 3.75, cacheWrite1hPer1M: 6, tiers: [{ aboveInputTokens: 200_000, inputPer1M: 6, outputPer1M: 22.5, cachedInputPer1M: 0.6, cacheWritePer1M: 7.5, cacheWrite1hPer1M: 12 }] },
+    ],
+  },
+  proxyTarget,
+  chatUpstream,
+} satisfies ProviderDef;
