@@ -8,6 +8,7 @@ import { SCHEMA_V6_SPEND_ROLLUP } from './sqlite/v06-spend-rollup.js';
 import { SCHEMA_V7_MONEY } from './sqlite/v07-money.js';
 import { SCHEMA_V8_KEYS } from './sqlite/v08-keys.js';
 import { SCHEMA_V9_REQUEST_LOG } from './sqlite/v09-request-log.js';
+import { SCHEMA_V17_SKILL_TRUST } from './sqlite/v17-skill-trust.js';
 import { SCHEMA_PG_V1 } from './postgres/v01-initial.js';
 import { SCHEMA_PG_V2_MARKETPLACE } from './postgres/v02-marketplace.js';
 import { SCHEMA_PG_V4_SPEND } from './postgres/v04-spend.js';
@@ -22,6 +23,7 @@ import { SCHEMA_PG_V12_BOOK } from './postgres/v12-book.js';
 import { SCHEMA_PG_V13_USAGE_DEBIT } from './postgres/v13-usage-debit.js';
 import { SCHEMA_PG_V14_USAGE_DEBIT_INDEX } from './postgres/v14-usage-debit-index.js';
 import { SCHEMA_PG_V15_BOOK } from './postgres/v15-book.js';
+import { SCHEMA_PG_V17_SKILL_TRUST } from './postgres/v17-skill-trust.js';
 
 export interface Migration {
   version: number;
@@ -47,6 +49,7 @@ export const MIGRATIONS: Migration[] = [
   { version: 13, name: 'a call\'s wallet debit in its usage record (PostgreSQL)', sqlite: '', postgres: SCHEMA_PG_V13_USAGE_DEBIT },
   { version: 14, name: 'the index of the debits in usage records (PostgreSQL)', sqlite: '', postgres: SCHEMA_PG_V14_USAGE_DEBIT_INDEX },
   { version: 15, name: "bookings: a hot account's rollups without a join (PostgreSQL)", sqlite: '', postgres: SCHEMA_PG_V15_BOOK },
+  { version: 17, name: 'skill versions: digest, signature and scan findings; skill signing keys', sqlite: SCHEMA_V17_SKILL_TRUST, postgres: SCHEMA_PG_V17_SKILL_TRUST },
 ];
 
 export const SCHEMA_VERSION = Math.max(...MIGRATIONS.map((m) => m.version));
