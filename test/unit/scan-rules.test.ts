@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
 import { SCAN_RULES, MAX_FINDINGS_PER_RULE_AND_FILE, scanBundle, scanFile } from '../../src/shared/scan/index.js';
 import { MORE_BAD, MORE_CLEAN, SCAN_CASES, type ScanFixture } from '../fixtures/scan-cases.js';
@@ -18,6 +19,12 @@ describe('the rule table', () => {
       expect(r.why.length).toBeGreaterThan(20);
     }
     expect(SCAN_CASES.map((c) => c.rule).sort()).toEqual(SCAN_RULES.map((r) => r.id).sort());
+  });
+
+  test('docs/marketplace.md lists every rule with its severity, in the table\'s order', () => {
+    const doc = readFileSync(new URL('../../docs/marketplace.md', import.meta.url), 'utf8');
+    const rows = [...doc.matchAll(/^\| `([A-Z_]+)` \| (error|warning) \|/gm)].map((m) => [m[1], m[2]]);
+    expect(rows).toEqual(SCAN_RULES.map((r) => [r.id, r.severity]));
   });
 });
 
