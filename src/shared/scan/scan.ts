@@ -17,6 +17,8 @@ export interface Finding {
 
 /** Findings of one rule in one file beyond this many are summed up in one last finding. */
 export const MAX_FINDINGS_PER_RULE_AND_FILE = 20;
+/** Matches of one pattern in one file looked at, at most (a hostile file can hold millions). */
+const MAX_MATCHES = 100_000;
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -62,16 +64,38 @@ interface Hit {
   text: string;
 }
 
-/** Every match of the patterns in `text`; a pattern's matches are kept for the file (two rules share the credential patterns). */
-function hits(text: string, patterns: readonly RegExp[], memo?: Map<RegExp, Hit[]>): Hit[] {
-  return patterns.flatMap((p) => {
+interface Hits {
+  hits: Hit[];
+  /** More matches than MAX_MATCHES: the rest were not looked at. */
+  truncated: boolean;
+}
+
+/** The matches of the patterns in `text` (at most MAX_MATCHES each); kept per pattern for the file (two rules share the credential patterns). */
+function hits(text: string, patterns: readonly RegExp[], memo?: Map<RegExp, Hits>): Hits {
+  const all: Hits = { hits: [], truncated: false };
+  for (const p of patterns) {
     let found = memo?.get(p);
     if (!found) {
-      found = [...text.matchAll(p)].map((m) => ({ index: m.index ?? 0, text: m[0] }));
+      found = { hits: [], truncated: false };
+      for (const m of text.matchAll(p)) {
+        if (found.hits.length >= MAX_MATCHES) {
+          found.truncated = true;
+          break;
+        }
+        found.hits.push({ index: m.index ?? 0, text: m[0] });
+      }
       memo?.set(p, found);
     }
-    return found;
-  });
+    for (const h of found.hits) all.hits.push(h);
+    all.truncated ||= found.truncated;
+  }
+  return all;
+}
+
+/** A finding before its message is written (most are dropped by the cap, so theirs never is). */
+interface Raw {
+  line: number | null;
+  message: () => string;
 }
 
 const sigMatches = (data: Uint8Array, s: Signature) => {
@@ -79,18 +103,27 @@ const sigMatches = (data: Uint8Array, s: Signature) => {
   return data.length >= at + s.bytes.length && s.bytes.every((b, i) => data[at + i] === b) && (!s.confirm || s.confirm(data));
 };
 
-/** Findings of one rule in one file, capped (the cap's last finding says how many more there were). */
-function capped(rule: ScanRule, path: string, found: { line: number | null; message: string }[]): Finding[] {
+/** Findings of one rule in one file, one per line, capped (the cap's last finding says how many more there were). */
+function capped(rule: ScanRule, path: string, found: { raws: Raw[]; truncated: boolean }): Finding[] {
+  const byLine = new Map<number, Raw>();
+  const whole: Raw[] = [];
+  for (const r of found.raws) {
+    if (r.line === null) whole.push(r);
+    else if (!byLine.has(r.line)) byLine.set(r.line, r);
+  }
   const seen = new Set<string>();
-  const unique = found.filter((f) => {
-    const key = f.line === null ? `-\u0000${f.message}` : String(f.line); // one finding of a rule per line
-    return !seen.has(key) && (seen.add(key), true);
-  });
-  unique.sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
-  const out = unique.slice(0, MAX_FINDINGS_PER_RULE_AND_FILE).map((f) => ({ rule: rule.id, severity: rule.severity, path, ...f }));
+  const unique = [
+    ...whole.map((r) => ({ line: null, message: r.message() })).filter((f) => !seen.has(f.message) && (seen.add(f.message), true)),
+    ...[...byLine.values()].sort((a, b) => a.line! - b.line!),
+  ];
+  const out: Finding[] = unique.slice(0, MAX_FINDINGS_PER_RULE_AND_FILE).map((f) => ({
+    rule: rule.id, severity: rule.severity, path, line: f.line, message: typeof f.message === 'string' ? f.message : f.message(),
+  }));
   const more = unique.length - MAX_FINDINGS_PER_RULE_AND_FILE;
-  if (more > 0) {
-    out.push({ rule: rule.id, severity: rule.severity, path, line: unique[MAX_FINDINGS_PER_RULE_AND_FILE].line, message: `… and ${more} more like this in this file` });
+  if (more > 0 || found.truncated) {
+    const next = unique[MAX_FINDINGS_PER_RULE_AND_FILE] ?? unique[unique.length - 1];
+    const count = found.truncated ? `at least ${Math.max(more, 1)}` : String(more);
+    out.push({ rule: rule.id, severity: rule.severity, path, line: next.line, message: `… and ${count} more like this in this file` });
   }
   return out;
 }
@@ -112,41 +145,48 @@ function longLines(text: string, minLength: number, maxSpaceRatio: number): { li
   return first ? { ...first, count } : null;
 }
 
-/** What a finding quotes: a long match itself, a short one (an invisible character, "| sh") with the text around it on its line. */
+/** What a finding quotes: a long match itself, a short one (an invisible character, "| sh") with up to 50 characters before and 30 after it on its line. */
 function context(text: string, h: Hit): string {
   if (h.text.length >= 24) return h.text.slice(0, 80);
-  const start = Math.max(0, text.lastIndexOf('\n', h.index) + 1, h.index - 50);
-  const end = text.indexOf('\n', h.index + h.text.length);
-  return text.slice(start, Math.min(end < 0 ? text.length : end, h.index + h.text.length + 30));
+  const from = Math.max(0, h.index - 50);
+  const to = Math.min(text.length, h.index + h.text.length + 30);
+  const before = text.slice(from, h.index);
+  const after = text.slice(h.index + h.text.length, to);
+  const cut = after.indexOf('\n');
+  return before.slice(before.lastIndexOf('\n') + 1) + h.text + (cut < 0 ? after : after.slice(0, cut));
 }
 
 /** What one rule finds in one file. */
-function runRule(rule: ScanRule, path: string, data: Uint8Array, text: string | null, lines: Lines | null, memo: Map<RegExp, Hit[]>): { line: number | null; message: string }[] {
+function runRule(rule: ScanRule, path: string, data: Uint8Array, text: string | null, lines: Lines | null, memo: Map<RegExp, Hits>): { raws: Raw[]; truncated: boolean } {
   const m = rule.match;
   const quote = (s: string) => `"${excerpt(s.trim())}"`;
+  const none = { raws: [], truncated: false };
+  const inText = (found: Hits) => ({
+    raws: found.hits.map((h) => ({ line: lines!.at(h.index), message: () => `${rule.says}: ${quote(context(text!, h))}` })),
+    truncated: found.truncated,
+  });
   switch (m.kind) {
     case 'magic': {
       const sig = m.signatures.find((s) => sigMatches(data, s));
-      return sig ? [{ line: null, message: `${rule.says}: the file is ${sig.label}` }] : [];
+      return sig ? { raws: [{ line: null, message: () => `${rule.says}: the file is ${sig.label}` }], truncated: false } : none;
     }
     case 'longLines': {
       const long = text === null ? null : longLines(text, m.minLength, m.maxSpaceRatio);
-      if (!long) return [];
+      if (!long) return none;
       const others = long.count > 1 ? ` (and ${long.count - 1} more such line${long.count === 2 ? '' : 's'})` : '';
-      return [{ line: long.line, message: `${rule.says}: a ${long.length}-character line with almost no blanks${others}` }];
+      return { raws: [{ line: long.line, message: () => `${rule.says}: a ${long.length}-character line with almost no blanks${others}` }], truncated: false };
     }
     case 'text': {
-      const out: { line: number | null; message: string }[] = [];
-      if (m.paths) for (const h of hits(path, m.patterns)) out.push({ line: null, message: `${rule.says}, in the file name: ${quote(path)}` });
-      if (text === null || !lines || (m.hint && !m.hint.test(text))) return out;
-      for (const h of hits(text, m.patterns, memo)) out.push({ line: lines.at(h.index), message: `${rule.says}: ${quote(context(text, h))}` });
-      return out;
+      const named: Raw[] = m.paths && hits(path, m.patterns).hits.length > 0 ? [{ line: null, message: () => `${rule.says}, in the file name: ${quote(path)}` }] : [];
+      if (text === null || !lines || (m.hint && !m.hint.test(text))) return { raws: named, truncated: false };
+      const found = inText(hits(text, m.patterns, memo));
+      return { raws: [...named, ...found.raws], truncated: found.truncated };
     }
     case 'together': {
-      if (text === null || !lines || (m.hint && !m.hint.test(text))) return [];
+      if (text === null || !lines || (m.hint && !m.hint.test(text))) return none;
       const sends = m.with.some((p) => p.test(text));
-      if (sends === !!m.absent) return [];
-      return hits(text, m.patterns, memo).map((h) => ({ line: lines.at(h.index), message: `${rule.says}: ${quote(context(text, h))}` }));
+      if (sends === !!m.absent) return none;
+      return inText(hits(text, m.patterns, memo));
     }
   }
 }
@@ -156,7 +196,7 @@ export function scanFile(path: string, data: Uint8Array): Finding[] {
   const text = textOf(data);
   const lines = text === null ? null : new Lines(text);
   const out: Finding[] = [];
-  const memo = new Map<RegExp, Hit[]>();
+  const memo = new Map<RegExp, Hits>();
   for (const rule of SCAN_RULES) out.push(...capped(rule, path, runRule(rule, path, data, text, lines, memo)));
   const order = new Map(SCAN_RULES.map((r, i) => [r.id, i]));
   return out.sort((a, b) => (a.line ?? 0) - (b.line ?? 0) || order.get(a.rule)! - order.get(b.rule)!);
