@@ -49,6 +49,8 @@ export function hintFor(e: ErrorInfo, resetsAt?: string): string | undefined {
     case 'INVALID_BUNDLE':
     case 'MISSING_SKILL_MD':
       return 'check the bundle locally: agw skill validate DIR';
+    case 'BUNDLE_REJECTED':
+      return 'the marketplace’s scan found what it refuses; see every finding locally: agw skill scan DIR';
     case 'INVALID_CATEGORY':
       return 'pick one of the marketplace categories, e.g. --category other';
     case 'TOO_MANY_FILES':

@@ -35,8 +35,9 @@ afterAll(async () => {
 describe('install', () => {
   it('a free skill installs at once; a repeat install says alreadyInstalled', async () => {
     const u = await buyer(0);
-    expect(await post(`/skills/${free}/install`, u.key)).toEqual({ status: 200, body: { skillId: free, version: '1.0.0', charged: 0, alreadyInstalled: false } });
-    expect((await post(`/skills/${free}/install`, u.key)).body).toEqual({ skillId: free, version: '1.0.0', charged: 0, alreadyInstalled: true });
+    const sealed = { digest: expect.stringMatching(/^sha256:[0-9a-f]{64}$/), signature: { kid: expect.any(String), sig: expect.any(String) } };
+    expect(await post(`/skills/${free}/install`, u.key)).toEqual({ status: 200, body: { skillId: free, version: '1.0.0', charged: 0, alreadyInstalled: false, ...sealed } });
+    expect((await post(`/skills/${free}/install`, u.key)).body).toEqual({ skillId: free, version: '1.0.0', charged: 0, alreadyInstalled: true, ...sealed });
     expect(await txs(u.key)).toEqual([]);
   });
 
@@ -44,7 +45,7 @@ describe('install', () => {
     const u = await buyer(10);
     const ownerBefore = (await wallet(owner.key)).balance;
     const first = await post(`/skills/${paid}/install`, u.key);
-    expect(first).toEqual({ status: 200, body: { skillId: paid, version: '1.0.0', charged: 1.1, alreadyInstalled: false } });
+    expect(first).toMatchObject({ status: 200, body: { skillId: paid, version: '1.0.0', charged: 1.1, alreadyInstalled: false } });
     expect((await wallet(u.key)).balance).toBeCloseTo(8.9, 9);
     expect((await wallet(owner.key)).balance - ownerBefore).toBeCloseTo(0.715, 9); // 1.1 x 0.65
     const [purchase] = await txs(u.key);

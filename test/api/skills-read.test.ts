@@ -163,7 +163,10 @@ describe('public versions', () => {
     expect(body).toMatchObject({ skillId: id, slug: 'alpha-dialogue', currentVersion: '1.1.0' });
     expect(body.versions).toHaveLength(2); // the draft is not listed
     const [v11, v10] = body.versions;
-    expect(v11).toEqual({ version: '1.1.0', publishedAt: expect.any(String), installerCount: 1, isCurrent: true, notes: 'faster', notesUpdatedAt: null, notesUpdatedByName: null });
+    expect(v11).toEqual({
+      version: '1.1.0', publishedAt: expect.any(String), installerCount: 1, isCurrent: true, notes: 'faster', notesUpdatedAt: null, notesUpdatedByName: null,
+      digest: expect.stringMatching(/^sha256:[0-9a-f]{64}$/), signature: { kid: expect.any(String), sig: expect.stringMatching(/^[A-Za-z0-9_-]{86}$/) },
+    });
     expect(v10).toMatchObject({ version: '1.0.0', installerCount: 0, isCurrent: false, notes: 'initial release' });
     expect(Date.parse(v10.notesUpdatedAt)).toBeGreaterThan(Date.parse(v10.publishedAt) - 1);
     expect(v10.notesUpdatedByName).toBe((await get(`/skills/${id}`)).body.ownerName);

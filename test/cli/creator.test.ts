@@ -36,7 +36,7 @@ const asBuyer = () => ({ env: { AGW_API_KEY: buyer.key } });
 const balance = async (key: string) => ((await api('/wallet', key)) as { balance: number }).balance;
 
 describe('the creator path', () => {
-  test('init, validate, pack, publish, versions, notes, install into a folder with the same files', async () => {
+  test('init, validate, pack, publish, versions, notes, install into a folder with the same files', { timeout: 90_000 }, async () => {
     expect((await env.run(['skill', 'init', 'tiny-tool'])).code).toBe(0);
     // the template's placeholder description is refused by publish: the creator writes a real one
     const placeholder = await env.run(['skill', 'publish', 'tiny-tool', '--version', '1.0.0']);
@@ -90,9 +90,9 @@ describe('the creator path', () => {
     const target = join(env.dir, 'installed', 'tiny');
     const inst = await env.run(['skill', 'install', 'tiny-tool', '--dir', target, '--yes', '--json'], asBuyer());
     expect(inst.code).toBe(0);
-    // the file list is owner-only, so a buyer checks every file against the sha256 the bundle declares
-    expect(inst.stderr).toBe('');
-    expect(json(inst)).toMatchObject({ skillId: id, slug: 'tiny-tool', version: '1.1.0', charged: 2, alreadyInstalled: false, dir: target, verified: 'sha256' });
+    // the file list is owner-only, so a buyer checks every file against the sha256 the bundle declares, and the whole against the signed digest
+    expect(inst.stderr).toBe(`warning NAME_DIRECTORY_MISMATCH: installed/tiny is not named after the skill "tiny-tool"; agents that follow the Agent Skills specification expect the folder to be named so\n`);
+    expect(json(inst)).toMatchObject({ skillId: id, slug: 'tiny-tool', version: '1.1.0', charged: 2, alreadyInstalled: false, dir: target, verified: 'signature' });
     expect(await balance(buyer.key)).toBeCloseTo(before - 2, 9);
     const source = (await readBundleDir(bundleDir)).filter((e) => e.kind === 'file');
     const installed = (await readBundleDir(target)).filter((e) => e.kind === 'file');
@@ -124,11 +124,11 @@ describe('the creator path', () => {
   });
 
   test('the owner’s install checks every file’s sha256; a tampered file fails and nothing is written', async () => {
-    const ok = await env.run(['skill', 'install', 'tiny-tool', '--dir', 'own', '--json']);
+    const ok = await env.run(['skill', 'install', 'tiny-tool', '--dir', join('own', 'tiny-tool'), '--json']);
     expect(ok.stderr).toBe('');
     expect(ok.code).toBe(0);
     const listed = (await api(`/skills/${id}/versions/1.1.0/files`, creator.key)) as { files: { path: string; sha256: string }[] };
-    expect(json(ok)).toMatchObject({ verified: 'sha256', files: listed.files });
+    expect(json(ok)).toMatchObject({ verified: 'signature', files: listed.files });
 
     const skillMd = listed.files.find((f) => f.path === 'SKILL.md')!;
     await d.daemon.ctx.db.run('UPDATE blobs SET data = ? WHERE sha256 = ?', [Buffer.from('---\nname: tiny-tool\ndescription: evil\n---\n'), skillMd.sha256]);

@@ -64,12 +64,12 @@ describe('agw skill install', () => {
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     const dir = join(project, '.agents', 'skills', NAME);
-    expect(json(r)).toMatchObject({ slug: SLUG, name: NAME, version: '1.0.0', target: 'agents', dir, lockfile: join(project, '.agents', 'skills.lock.json'), verified: 'sha256' });
+    expect(json(r)).toMatchObject({ slug: SLUG, name: NAME, version: '1.0.0', target: 'agents', dir, lockfile: join(project, '.agents', 'skills.lock.json'), verified: 'signature', digest: expect.stringMatching(/^sha256:[0-9a-f]{64}$/), findings: [] });
     sameFiles(dir, v1);
     const lock = lockOf(project);
     expect(lock.lockfileVersion).toBe(1);
     expect(lock.skills).toEqual([
-      { slug: SLUG, name: NAME, version: '1.0.0', target: 'agents', dir: `.agents/skills/${NAME}`, files: expect.objectContaining({ 'SKILL.md': expect.stringMatching(/^[0-9a-f]{64}$/) }) },
+      { slug: SLUG, name: NAME, version: '1.0.0', target: 'agents', dir: `.agents/skills/${NAME}`, digest: json<{ digest: string }>(r).digest, files: expect.objectContaining({ 'SKILL.md': expect.stringMatching(/^[0-9a-f]{64}$/) }) },
     ]);
     expect(Object.keys(lock.skills[0].files).sort()).toEqual(v1.map((f) => f.path).sort());
     // human output (not a terminal): one plain line
@@ -79,7 +79,7 @@ describe('agw skill install', () => {
   });
 
   test.each([
-    ['claude', '.claude'], ['codex', '.codex'], ['cursor', '.cursor'], ['goose', '.goose'],
+    ['claude', '.claude'], ['cursor', '.cursor'], ['goose', '.goose'],
   ])('--for %s installs into %s/skills/<name>', async (agent, folder) => {
     const r = await env.run(['skill', 'install', SLUG, '--for', agent], inProject());
     expect(r.code, r.stderr).toBe(0);
@@ -173,7 +173,7 @@ describe('agw skill install --frozen', () => {
     expect(r.code, r.stderr).toBe(0);
     const items = json<{ items: { slug: string; dir: string; changed: boolean }[] }>(r).items;
     expect(items.length).toBe(lockOf(project).skills.length);
-    for (const folder of ['.agents', '.claude', '.codex', '.cursor', '.goose']) sameFiles(join(ci, folder, 'skills', NAME), v1);
+    for (const folder of ['.agents', '.claude', '.cursor', '.goose']) sameFiles(join(ci, folder, 'skills', NAME), v1);
     expect(readFileSync(join(ci, '.agents', 'skills.lock.json'), 'utf8')).toBe(lockBefore);
     // a second run changes nothing
     const again = json<{ items: { changed: boolean }[] }>(await env.run(['skill', 'install', '--frozen', '--json'], { ...asBuyer(), cwd: ci }));
@@ -206,7 +206,7 @@ describe('agw skill update and remove', () => {
     const r = await env.run(['skill', 'update', SLUG], inProject());
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain(`updated ${SLUG} 1.0.0 → 1.1.0 in .agents/skills/${NAME}\n\n1.1.0\nAdds a reference file\n`);
-    for (const folder of ['.agents', '.claude', '.codex', '.cursor', '.goose']) sameFiles(join(project, folder, 'skills', NAME), v2);
+    for (const folder of ['.agents', '.claude', '.cursor', '.goose']) sameFiles(join(project, folder, 'skills', NAME), v2);
     expect(lockOf(project).skills.filter((e: { slug: string }) => e.slug === SLUG).every((e: { version: string }) => e.version === '1.1.0')).toBe(true);
     const again = json<{ items: { updated: boolean; from: string; to: string }[] }>(await env.run(['skill', 'update', '--json'], inProject()));
     expect(again.items.every((i) => !i.updated && i.from === '1.1.0')).toBe(true);
@@ -220,15 +220,15 @@ describe('agw skill update and remove', () => {
     expect(json(rm1)).toEqual({ removed: [expect.objectContaining({ slug: SLUG, target: 'cursor', dir: join(project, '.cursor', 'skills', NAME) })] });
     expect(existsSync(join(project, '.cursor', 'skills', NAME))).toBe(false);
     expect(lockOf(project).skills.some((e: { target: string }) => e.target === 'cursor')).toBe(false);
-    writeFileSync(join(project, '.codex', 'skills', NAME, 'SKILL.md'), 'edited');
-    const refused = await env.run(['skill', 'remove', SLUG, '--for', 'codex'], inProject());
+    writeFileSync(join(project, '.claude', 'skills', NAME, 'SKILL.md'), 'edited');
+    const refused = await env.run(['skill', 'remove', SLUG, '--for', 'claude'], inProject());
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('error DIR_MODIFIED');
-    expect(existsSync(join(project, '.codex', 'skills', NAME))).toBe(true);
+    expect(existsSync(join(project, '.claude', 'skills', NAME))).toBe(true);
     const all = await env.run(['skill', 'remove', SLUG, '--force'], inProject());
     expect(all.code).toBe(0);
     expect(lockOf(project).skills.filter((e: { slug: string }) => e.slug === SLUG)).toEqual([]);
-    for (const folder of ['.agents', '.claude', '.codex', '.goose']) expect(existsSync(join(project, folder, 'skills', NAME))).toBe(false);
+    for (const folder of ['.agents', '.claude', '.goose']) expect(existsSync(join(project, folder, 'skills', NAME))).toBe(false);
     const missing = await env.run(['skill', 'remove', SLUG], inProject());
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain('error NOT_INSTALLED');

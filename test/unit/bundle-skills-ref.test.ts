@@ -106,3 +106,19 @@ describe('skills-ref errors that are agw warnings', () => {
     expect(ours.warnings.map((w) => w.rule)).toEqual([warning]);
   });
 });
+
+// Rules of the specification skills-ref does not check, where agw warns (the bundle stays valid on both).
+describe('what skills-ref does not check and agw warns about', () => {
+  it.each([
+    ['allowed-tools as a YAML list (the specification: a space-delimited string)', `${N}\n${D}\nallowed-tools:\n  - Read\n  - Bash(git:*)`, 'ALLOWED_TOOLS_LIST'],
+    ['a metadata value that is not a string (skills-ref stringifies it)', `${N}\n${D}\nmetadata:\n  version: 1.0`, 'METADATA_NOT_STRING'],
+  ])('%s', async (_label, frontMatter, warning) => {
+    const dir = join(root, String(seq++), 'good-name');
+    await mkdir(dir, { recursive: true });
+    await writeFile(join(dir, 'SKILL.md'), `---\n${frontMatter}\n---\n# Body\n`);
+    expect(await refValidate(dir)).toEqual([]);
+    const ours = validateBundle(await readBundleDir(dir), { dirName: 'good-name' });
+    expect(ours.ok).toBe(true);
+    expect(ours.warnings.map((w) => w.rule)).toEqual([warning]);
+  });
+});

@@ -44,7 +44,6 @@ describe('the specification’s own examples', () => {
       'compatibility: Requires Python 3.14+ and uv',
       'metadata:\n  author: example-org\n  version: "1.0"',
       'allowed-tools: Bash(git:*) Bash(jq:*) Read',
-      'allowed-tools:\n  - Bash(git:*)\n  - Bash(jq:*)\n  - Read',
     ]) {
       const r = skill(`name: my-skill\n${D}\n${fm}`);
       expect({ fm, problems: r.problems, warnings: r.warnings }).toEqual({ fm, problems: [], warnings: [] });
@@ -80,8 +79,11 @@ describe('front-matter rules', () => {
     expect(r.warnings).toEqual([expect.objectContaining({ rule: 'METADATA_NOT_STRING', line: 4, column: 1 })]);
     expect(r.warnings[0].message).toContain('quote the value of version, stable');
   });
-  it('allowed-tools: a space-delimited string or a list of strings', () => {
+  it('allowed-tools: a space-delimited string; a list of strings is a warning (Claude Code reads it, the specification asks for the string)', () => {
     expect(skill(`name: a\n${D}\nallowed-tools: Read`).problems).toEqual([]);
+    const list = skill(`name: a\n${D}\nallowed-tools:\n  - Bash(git:*)\n  - Read`);
+    expect(list.ok).toBe(true);
+    expect(list.warnings).toEqual([expect.objectContaining({ rule: 'ALLOWED_TOOLS_LIST', line: 4, column: 1, message: expect.stringContaining('"Bash(git:*) Read"') })]);
     for (const bad of ['42', "''", '[]', '[Read, 3]', '{Bash: yes}']) {
       expect(rules(skill(`name: a\n${D}\nallowed-tools: ${bad}`).problems), bad).toEqual(['INVALID_ALLOWED_TOOLS']);
     }

@@ -31,6 +31,14 @@ export function registerSkill(program: Command): void {
     .action(lazy(async () => (await import('../commands/skill/validate.js')).validate));
 
   skill
+    .command('scan [dirs...]')
+    .description('run the marketplace’s scan rules on skill folders (hidden Unicode, prompt overrides, download-and-run, credential theft, binaries, archives, blobs); exit 1 on an error finding')
+    .option('--format <format>', 'text, json, sarif (SARIF 2.1.0 for GitHub code scanning) or github (::error annotations)', 'text')
+    .option('--json', 'the same as --format json: {ok, dirs, files, findings}')
+    .addHelpText('after', examples('agw skill scan', 'agw skill scan ./my-skill --format json', 'agw skill scan skills/*/ --format sarif > agw-skills.sarif   # for github/codeql-action/upload-sarif'))
+    .action(lazy(async () => (await import('../commands/skill/scan.js')).scan));
+
+  skill
     .command('pack [dir]')
     .description('write a reproducible .tgz of the bundle (sorted, fixed mtimes, honours .agwignore)')
     .option('-o, --out <file>', 'output file (default ./NAME.tgz)')
@@ -106,17 +114,25 @@ export function registerSkill(program: Command): void {
 
   skill
     .command('install [skill]')
-    .description('install a skill where agents read it (.agents/skills/NAME by default), every file’s sha256 checked, recorded in .agents/skills.lock.json; a paid skill asks first')
+    .description('install a skill where agents read it (.agents/skills/NAME by default), checked against the version’s signed digest before a file is written, recorded in .agents/skills.lock.json; scan findings and a price ask first')
     .option('--version <version>', 'this version instead of the current one')
-    .option('--for <agent>', 'the agent whose folder it goes into: agents (.agents/skills, the default), claude (.claude/skills), codex (.codex/skills), cursor (.cursor/skills), goose (.goose/skills)')
-    .option('--global', 'into that folder under your home folder (lockfile ~/.agents/skills.lock.json)')
+    .option('--for <agent>', 'the agent whose folder it goes into: agents (.agents/skills, the default), claude (.claude/skills), codex (.agents/skills, which Codex reads), cursor (.cursor/skills), goose (.goose/skills; with --global ~/.config/goose/skills)')
+    .option('--global', 'into that agent’s folder under your home folder (lockfile ~/.agents/skills.lock.json)')
     .option('--dir <dir>', 'the skill’s own folder instead')
-    .option('--yes', 'pay for a paid skill without asking (required without a terminal)')
+    .option('--yes', 'install despite scan findings and pay for a paid skill without asking (required for them without a terminal)')
     .option('--force', 'replace a folder agw did not install, or one changed since')
     .option('--frozen', 'install exactly what .agents/skills.lock.json lists (CI); fail if anything differs')
-    .option('--json', 'print {skillId, slug, name, version, charged, alreadyInstalled, target, dir, lockfile, verified, files} as JSON')
+    .option('--json', 'print {skillId, slug, name, version, charged, alreadyInstalled, target, dir, lockfile, verified, digest, signature, findings, files} as JSON')
     .addHelpText('after', examples('agw skill install weather-report', 'agw skill install weather-report --for claude', 'agw skill install weather-report --global --version 1.2.0', 'agw skill install paid-skill --yes --json', 'agw skill install --frozen   # in CI, from the committed lockfile'))
     .action(lazy(async () => (await import('../commands/skill/install.js')).install));
+
+  skill
+    .command('verify <skill>')
+    .description('check that an installed skill (SLUG, SLUG@VERSION) or a folder (./DIR) is what the marketplace signed; exit 1 if not')
+    .option('--global', 'check the copies the home folder’s lockfile records')
+    .option('--json', 'print {ok, items: [{slug, version, dir, digest, expected, signature, ok, changes}]}')
+    .addHelpText('after', examples('agw skill verify weather-report', 'agw skill verify weather-report@1.0.0 --json', 'agw skill verify ./.claude/skills/weather-report'))
+    .action(lazy(async () => (await import('../commands/skill/verify.js')).verify));
 
   skill
     .command('list')
@@ -162,5 +178,5 @@ export function registerSkill(program: Command): void {
     .action(lazy(async () => (await creator()).stats));
 
   // every command but the local ones talks to a daemon
-  for (const c of skill.commands) if (!['init', 'validate', 'pack', 'list', 'remove'].includes(c.name())) remote(c);
+  for (const c of skill.commands) if (!['init', 'validate', 'scan', 'pack', 'list', 'remove'].includes(c.name())) remote(c);
 }

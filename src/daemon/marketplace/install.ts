@@ -1,6 +1,9 @@
 import { AgwError } from '../../shared/errors.js';
 import { nanoToUsd } from '../../shared/money.js';
 import type { InstallResultT } from '../../shared/schemas/skills.js';
+
+/** The install answer before the version's seal is added (routes/skills-install.ts). */
+export type Installed = Omit<InstallResultT, 'digest' | 'signature'>;
 import type { AppContext } from '../context/index.js';
 import type { Queryable } from '../store/db.js';
 import { bumpInstallCount, insertInstall, installOf, setInstalledVersion } from '../store/skill-installs.js';
@@ -22,7 +25,7 @@ import { notFound } from './access.js';
  * admission: its price is held against the calls in flight first (money engine
  * `reserveFunds`), so a chat burst and an install cannot together overdraw the wallet.
  */
-export async function installSkill(ctx: AppContext, user: { userId: string; tier: string }, skillId: number): Promise<InstallResultT> {
+export async function installSkill(ctx: AppContext, user: { userId: string; tier: string }, skillId: number): Promise<Installed> {
   for (let attempt = 0; ; attempt++) {
     const price = await firstInstallPrice(ctx.db, user.userId, skillId);
     let release = () => {};
@@ -54,7 +57,7 @@ async function firstInstallPrice(q: Queryable, userId: string, skillId: number):
   return Number(skill.price_nusd);
 }
 
-async function install(ctx: AppContext, q: Queryable, user: { userId: string; tier: string }, skillId: number, reserved: number): Promise<InstallResultT> {
+async function install(ctx: AppContext, q: Queryable, user: { userId: string; tier: string }, skillId: number, reserved: number): Promise<Installed> {
   const skill = await skillById(q, skillId);
   const isOwner = skill?.owner_id === user.userId;
   if (!skill || (skill.status === 'draft' && !isOwner)) throw notFound(skillId);

@@ -2,7 +2,7 @@ import { AgwError } from '../../shared/errors.js';
 import { nanoToUsd, usdToNano } from '../../shared/money.js';
 import type { MySkillsT, OwnerVersionsT, PatchSkillBodyT, TimeseriesT } from '../../shared/schemas/skills.js';
 import type { AppContext } from '../context/index.js';
-import type { Queryable } from '../store/db.js';
+import type { Db, Queryable } from '../store/db.js';
 import { DAY_MS, installersByVersion, ownerDaily, ownerTotals } from '../store/skill-installs.js';
 import {
   displayNames, getVersion, listVersions, lockSkill, moveVersions, setVersionNotes, setVersionStatus, skillById, skillsOfOwner, updateSkill,
@@ -12,6 +12,7 @@ import { ownedSkill } from './access.js';
 import { checkCategory } from './publish.js';
 import { pickCurrent } from './versions.js';
 import { ownerVersionsView, skillView } from './views.js';
+import { sealsOfSkill } from './trust/seal.js';
 
 /**
  * The owner's side of the lifecycle. A skill's status moves its versions along:
@@ -81,11 +82,12 @@ export async function ownedVersion(q: Queryable, id: number, version: string): P
 }
 
 /** Every version of an owned skill (drafts included) with status, installers and notes' editor. */
-export async function ownerVersions(q: Queryable, skill: SkillRow): Promise<OwnerVersionsT> {
+export async function ownerVersions(q: Db, skill: SkillRow): Promise<OwnerVersionsT> {
   const versions = await listVersions(q, Number(skill.id));
   const names = await displayNames(q, versions.flatMap((v) => (v.notes_updated_by ? [v.notes_updated_by] : [])));
   const installers = await installersByVersion(q, Number(skill.id));
-  return ownerVersionsView(skill, versions, { current: skill.current_version, installers, names });
+  const seals = await sealsOfSkill(q, Number(skill.id));
+  return ownerVersionsView(skill, versions, { current: skill.current_version, installers, names, seals });
 }
 
 export async function mySkills(ctx: AppContext, userId: string): Promise<MySkillsT> {

@@ -1,24 +1,26 @@
 import type { PublicVersionsT } from '../../shared/schemas/skills.js';
 import { getBlob } from '../store/blobs.js';
-import type { Queryable } from '../store/db.js';
+import type { Db, Queryable } from '../store/db.js';
 import { installersByVersion } from '../store/skill-installs.js';
 import { displayNames, getVersion, listVersions, parseManifest } from '../store/skills.js';
 import type { SkillAccess } from './access.js';
 import { publicVersionsView } from './views.js';
+import { sealsOfSkill } from './trust/seal.js';
 
 /**
  * What a visible skill shows its viewer, for the API (GET /api/skills/{id}/public-versions)
  * and the web page /skills/{slug} alike: versions (drafts never; archived ones only for the
  * owner and earlier installers) and the documents of the current version's bundle.
  */
-export async function publicVersions(q: Queryable, access: SkillAccess): Promise<PublicVersionsT> {
+export async function publicVersions(q: Db, access: SkillAccess): Promise<PublicVersionsT> {
   const id = Number(access.skill.id);
   const versions = (await listVersions(q, id)).filter(
     (v) => v.status === 'published' || (v.status === 'archived' && access.isInstaller),
   );
   const names = await displayNames(q, versions.flatMap((v) => (v.notes_updated_by ? [v.notes_updated_by] : [])));
   const installers = await installersByVersion(q, id);
-  return publicVersionsView(access.skill, versions, { current: access.skill.current_version, installers, names });
+  const seals = await sealsOfSkill(q, id);
+  return publicVersionsView(access.skill, versions, { current: access.skill.current_version, installers, names, seals });
 }
 
 export interface SkillDocs {

@@ -8,6 +8,8 @@ import { hasBlob, putBlob } from '../store/blobs.js';
 import { claimSlug, getVersion, listVersions, lockSkill, skillBySlug, updateSkill, upsertVersion, type ManifestEntry, type SkillStatus } from '../store/skills.js';
 import { stagedBytes, toBundleEntries, type StagedFile } from './staged.js';
 import { pickCurrent } from './versions.js';
+import { sealUpload } from './trust/seal.js';
+import { setVersionTrust } from '../store/skill-trust.js';
 
 /**
  * Publishing one version: validate the bundle (every problem at once), resolve slug, name,
@@ -37,6 +39,8 @@ export async function publishSkill(
   const manifest: ManifestEntry[] = files
     .map((f) => ({ path: f.path, size: f.size, sha256: f.sha256 }))
     .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  // digest and scan: an error finding refuses the publish here, before anything is stored
+  const seal = await sealUpload(ctx.db, files);
 
   return ctx.db.tx(async (q) => {
     const now = Date.now();
@@ -48,6 +52,7 @@ export async function publishSkill(
     }
     await storeBlobs(q, files);
     await upsertVersion(q, { skillId: id, version: fields.version, status, notes: fields.notes, manifest, now });
+    await setVersionTrust(q, id, fields.version, { digest: seal.digest, ...seal.signature, scan: JSON.stringify(seal.findings) });
     const versions = await listVersions(q, id);
     // a published skill never shows a draft: if a draft overwrite took its last published version, it hides
     const hide = status === 'draft' && skillStatus === 'published' && !versions.some((v) => v.status === 'published');

@@ -2,6 +2,7 @@ import { nanoToUsd } from '../../shared/money.js';
 import type { SkillT } from '../../shared/schemas/skills.js';
 import { displayName, parseManifest, type SkillRow, type VersionRow } from '../store/skills.js';
 import { sortVersions } from './versions.js';
+import type { VersionSeal } from './trust/seal.js';
 
 /** Store rows → the contract's records (USD numbers, ISO dates). */
 const iso = (ms: number) => new Date(Number(ms)).toISOString();
@@ -28,6 +29,8 @@ export interface VersionContext {
   current: string | null;
   installers: Map<string, number>;
   names: Map<string, string>;
+  /** Each version's digest and signature (trust/seal.ts). */
+  seals: Map<string, VersionSeal>;
 }
 
 export function versionView(v: VersionRow, c: VersionContext) {
@@ -39,7 +42,14 @@ export function versionView(v: VersionRow, c: VersionContext) {
     notes: v.notes,
     notesUpdatedAt: v.notes_updated_at === null ? null : iso(v.notes_updated_at),
     notesUpdatedByName: v.notes_updated_by === null ? null : (c.names.get(v.notes_updated_by) ?? null),
+    ...sealView(c.seals.get(v.version)),
   };
+}
+
+/** A version's digest and signature, as every version record carries them. */
+export function sealView(seal: VersionSeal | undefined): { digest: string; signature: { kid: string; sig: string } } {
+  if (!seal) throw new Error('a version without its seal');
+  return { digest: seal.digest, signature: seal.signature };
 }
 
 /** The public-versions answer (highest version first). */

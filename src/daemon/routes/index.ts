@@ -16,6 +16,8 @@ import skillsPublish from './skills-publish.js';
 import skillsOwner from './skills-owner.js';
 import skillsVersions from './skills-versions.js';
 import skillsInstall from './skills-install.js';
+import skillsScan from './skills-scan.js';
+import skillKeys from './skill-keys.js';
 import oauth from './oauth.js';
 import oauthToken from './oauth-token.js';
 import oauthDiscovery from './oauth-discovery.js';
@@ -53,6 +55,7 @@ export async function registerRoutes(app: FastifyInstance, ctx: AppContext): Pro
     await scope.register(skillsOwner, { ctx });
     await scope.register(skillsVersions, { ctx });
     await scope.register(skillsInstall, { ctx });
+    await scope.register(skillsScan, { ctx });
     await scope.register(oauth, { ctx });
     await scope.register(oauthToken, { ctx });
     await scope.register(portalSession, { ctx });
@@ -64,6 +67,7 @@ export async function registerRoutes(app: FastifyInstance, ctx: AppContext): Pro
   };
   await app.register(api, { prefix: '/api' });
   await app.register(oauthDiscovery, { ctx });
+  await app.register(skillKeys, { ctx });
   await app.register(portalWeb, { ctx });
   await app.register(skillsWeb, { ctx });
   await app.register(creatorWeb, { ctx });

@@ -7,6 +7,8 @@ import { InstallResult, SkillIdParams, SkillVersionParams } from '../../shared/s
 import { ACCOUNT_CREDENTIALS, requireAuth, userOf } from '../auth/principal.js';
 import { accessOf, canView, notFound } from '../marketplace/access.js';
 import { installSkill } from '../marketplace/install.js';
+import { sealOf } from '../marketplace/trust/seal.js';
+import { sealView } from '../marketplace/views.js';
 import { getVersion, parseManifest, skillById } from '../store/skills.js';
 import type { RouteOptions } from './index.js';
 
@@ -28,7 +30,10 @@ const skillsInstall: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx
         response: { 200: InstallResult, ...errorResponses(400, 401, 402, 403, 404) },
       },
     },
-    async (req) => installSkill(ctx, userOf(req), req.params.id),
+    async (req) => {
+      const installed = await installSkill(ctx, userOf(req), req.params.id);
+      return { ...installed, ...sealView(await sealOf(ctx.db, installed.skillId, installed.version)) };
+    },
   );
 
   app.get(

@@ -4,7 +4,8 @@ import { OwnerVersions, PatchVersionBody, Skill, SkillIdParams, SkillVersionPara
 import { ACCOUNT_CREDENTIALS, requireAuth, userOf } from '../auth/principal.js';
 import { ownedSkill } from '../marketplace/access.js';
 import { editNotes, ownedVersion, ownerVersions, republishVersion } from '../marketplace/owner.js';
-import { skillView } from '../marketplace/views.js';
+import { sealView, skillView } from '../marketplace/views.js';
+import { sealOf } from '../marketplace/trust/seal.js';
 import { parseManifest, skillById } from '../store/skills.js';
 import type { RouteOptions } from './index.js';
 
@@ -52,7 +53,7 @@ const skillsVersions: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ct
     async (req) => {
       const { id, version } = req.params;
       await ownedSkill(ctx.db, await skillById(ctx.db, id), userOf(req).userId, id);
-      return { files: parseManifest(await ownedVersion(ctx.db, id, version)) };
+      return { files: parseManifest(await ownedVersion(ctx.db, id, version)), ...sealView(await sealOf(ctx.db, id, version)) };
     },
   );
 

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { accessOf, canView } from '../marketplace/access.js';
 import { currentDocs, publicVersions } from '../marketplace/public.js';
+import { sealOf } from '../marketplace/trust/seal.js';
 import { skillView } from '../marketplace/views.js';
 import { searchSkills, type SkillSort } from '../store/skill-search.js';
 import { skillBySlug } from '../store/skills.js';
@@ -60,7 +61,9 @@ const skillsWeb: FastifyPluginAsync<RouteOptions> = async (app, { ctx }) => {
     const [versions, docs] = await Promise.all([publicVersions(ctx.db, access), currentDocs(ctx.db, access)]);
     // loaded with the first skill page: Markdown rendering and sanitizing (markdown-it, sanitize-html and postcss) are megabytes a gateway-only daemon never needs
     const { skillPage } = await import('../web/skill-page.js');
-    return sendPage(reply, skillPage({ skill: skillView(access.skill), versions, docs, user: user ?? undefined, path: req.url }));
+    const current = access.skill.current_version;
+    const trust = current === null ? undefined : await sealOf(ctx.db, Number(access.skill.id), current);
+    return sendPage(reply, skillPage({ skill: skillView(access.skill), versions, docs, user: user ?? undefined, path: req.url, trust }));
   });
 };
 

@@ -5,6 +5,8 @@ import { escapeHtml } from './escape.js';
 import { countData, day, price } from './format.js';
 import { renderPage, type PageUser } from './layout.js';
 import { renderMarkdown } from './markdown.js';
+import { trustSection } from './skill-trust.js';
+import type { VersionSeal } from '../marketplace/trust/seal.js';
 
 /**
  * `/skills/{slug}`: one skill as its viewer may see it (the API's visibility rules):
@@ -18,6 +20,8 @@ export interface SkillPageData {
   docs: SkillDocs;
   user?: PageUser;
   path: string;
+  /** The current version's digest, signature and scan findings. */
+  trust?: VersionSeal;
 }
 
 const stat = (label: string, value: string, id?: string) =>
@@ -68,6 +72,7 @@ ${frontMatterFacts(front?.data)}
   <p class="note">${s.price > 0 ? `Costs ${price(s.price)} from your agw wallet, once; later versions are free. ` : ''}Unpacks into <code>.agents/skills/</code>, where agents look for skills (<code>--for claude</code> and others: see <code>agw skill install --help</code>).</p>
   <p id="copy-status" class="sr" role="status" aria-live="polite"></p>
 </section>
+${d.trust && s.currentVersion ? trustSection(s.slug, s.currentVersion, d.trust) : ''}
 ${front ? docSection('skill-md', 'SKILL.md', renderMarkdown(front.body)) : ''}
 ${d.docs.readme !== null ? docSection('readme', 'README', renderMarkdown(d.docs.readme)) : ''}
 <section class="card" aria-labelledby="versions-h" id="versions">

@@ -84,6 +84,9 @@ export function checkFields(
     const ok = typeof t === 'string' ? t.trim() !== '' : Array.isArray(t) && t.length > 0 && t.every((x) => typeof x === 'string' && x.trim() !== '');
     if (!ok) {
       problems.push(problem(path, 'INVALID_ALLOWED_TOOLS', '"allowed-tools" must be a space-delimited string or a list of strings, e.g. "Bash(git:*) Read"', keys['allowed-tools']));
+    } else if (Array.isArray(t)) {
+      // the specification: "a space-delimited list" in one string; Claude Code also reads a YAML list
+      warnings.push(problem(path, 'ALLOWED_TOOLS_LIST', `"allowed-tools" is a YAML list; the specification asks for one space-delimited string ("${(t as string[]).join(' ').slice(0, 60)}"): Claude Code reads either, other agents may read only the string`, keys['allowed-tools']));
     }
   }
   for (const key of Object.keys(data)) {

@@ -77,6 +77,7 @@ export const WARNING_RULES = [
   'BODY_TOO_LONG',
   'PLACEHOLDER_DESCRIPTION',
   'NAME_DIRECTORY_MISMATCH',
+  'ALLOWED_TOOLS_LIST',
 ] as const;
 export type WarningRule = (typeof WARNING_RULES)[number];
 

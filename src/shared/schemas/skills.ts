@@ -107,6 +107,53 @@ export type PublishFieldsT = Omit<PublishJsonT, 'files'>;
 
 export const PublishResult = Type.Object({ id: Type.Integer(), version: Type.String() }, { title: 'PublishResult' });
 
+/** A version's digest: `sha256:` + hex over its files (docs/marketplace.md "Trust" gives the framing). */
+export const Digest = Type.String({ pattern: '^sha256:[0-9a-f]{64}$', description: 'sha256 over the version\'s files\' paths and bytes in path order (docs/marketplace.md, "Trust")' });
+
+export const VersionSignature = Type.Object(
+  {
+    kid: Type.String({ description: 'The signing key, as listed at /.well-known/agw-skill-keys.json' }),
+    sig: Type.String({ description: 'Ed25519 signature over the digest string\'s UTF-8 bytes, base64url' }),
+  },
+  { title: 'VersionSignature' },
+);
+
+export const ScanFinding = Type.Object(
+  {
+    rule: Type.String({ description: 'The scan rule (docs/marketplace.md, "Trust")' }),
+    severity: Type.Union([Type.Literal('error'), Type.Literal('warning')]),
+    path: Type.String(),
+    line: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], { description: '1-based; null for the whole file or its name' }),
+    message: Type.String(),
+  },
+  { title: 'ScanFinding' },
+);
+export type ScanFindingT = Static<typeof ScanFinding>;
+
+export const VersionScan = Type.Object(
+  { digest: Digest, signature: VersionSignature, findings: Type.Array(ScanFinding, { description: 'What the scan reported at publish (warnings; an error refuses a publish)' }) },
+  { title: 'VersionScan' },
+);
+export type VersionScanT = Static<typeof VersionScan>;
+
+export const SkillKeys = Type.Object(
+  {
+    keys: Type.Array(
+      Type.Object({
+        kty: Type.Literal('OKP'),
+        crv: Type.Literal('Ed25519'),
+        x: Type.String(),
+        kid: Type.String(),
+        alg: Type.Optional(Type.String()),
+        use: Type.Optional(Type.String()),
+      }),
+      { description: 'The current key first; retired keys stay, as the versions they signed still verify' },
+    ),
+  },
+  { title: 'SkillKeys' },
+);
+export type SkillKeysT = Static<typeof SkillKeys>;
+
 const VersionCommon = {
   version: Type.String(),
   publishedAt: DateTime(),
@@ -115,6 +162,8 @@ const VersionCommon = {
   notes: Type.String(),
   notesUpdatedAt: Type.Union([DateTime(), Type.Null()]),
   notesUpdatedByName: Type.Union([Type.String(), Type.Null()]),
+  digest: Digest,
+  signature: VersionSignature,
 };
 
 export const PublicVersions = Type.Object(
@@ -154,7 +203,7 @@ export type PatchSkillBodyT = Static<typeof PatchSkillBody>;
 export const PatchVersionBody = Type.Object({ notes: Type.String({ maxLength: 20000 }) }, { additionalProperties: false });
 
 export const VersionFiles = Type.Object(
-  { files: Type.Array(Type.Object({ path: Type.String(), size: Type.Integer(), sha256: Type.String() })) },
+  { files: Type.Array(Type.Object({ path: Type.String(), size: Type.Integer(), sha256: Type.String() })), digest: Digest, signature: VersionSignature },
   { title: 'VersionFiles' },
 );
 
@@ -164,6 +213,8 @@ export const InstallResult = Type.Object(
     version: Type.String(),
     charged: Type.Number({ description: 'USD charged by this call (0 for free skills and repeat installs)' }),
     alreadyInstalled: Type.Boolean(),
+    digest: Digest,
+    signature: VersionSignature,
   },
   { title: 'InstallResult' },
 );

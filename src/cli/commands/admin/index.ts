@@ -96,4 +96,7 @@ export function registerAdmin(program: Command): void {
 
   const oauthKeys = admin.command('oauth').description('OAuth signing keys');
   leaf(oauthKeys, 'rotate-keys', 'new RS256 signing key; the old one verifies until its tokens expired', 'agw admin oauth rotate-keys --json', 'oauthRotateKeys');
+
+  const skillKeys = admin.command('skill-keys').description('the Ed25519 keys that sign skill versions');
+  leaf(skillKeys, 'rotate', 'new current signing key; versions the old one signed still verify with it', 'agw admin skill-keys rotate --json', 'skillRotateKeys');
 }

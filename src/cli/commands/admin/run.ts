@@ -39,6 +39,9 @@ export const actions = {
   /** A new current signing key; a running daemon signs with it at once (it re-reads the store). */
   oauthRotateKeys: (_a: string[], o: Opts) =>
     withStore(o, async (db) => (await import('../../../daemon/oauth/keys.js')).rotateSigningKey(db)),
+  /** A new current skill signing key; versions signed with the old one still verify (it stays published). */
+  skillRotateKeys: (_a: string[], o: Opts) =>
+    withStore(o, async (db) => (await import('../../../daemon/marketplace/trust/keys.js')).rotateSkillKey(db)),
   /** Opening the store migrates it; this reports what that applied. */
   migrate: (_a: string[], o: Opts) => withStore(o, async (_db, _config, report) => ({ ...report }), 'create'),
   userCreate: (_a: string[], o: Opts) =>

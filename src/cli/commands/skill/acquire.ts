@@ -1,8 +1,10 @@
 /**
- * Getting a version of a skill into memory, verified: install it into the account (POST
+ * Getting a version of a skill into memory, verified: read the version's digest, signature
+ * and scan findings (a question when there are findings), install it into the account (POST
  * …/install; a paid skill only after the confirmation), download the version's bundle and
  * check every file's sha256 against the digest the server declared for it (and, for the
- * owner, against the version's file list). Nothing is written to disk here.
+ * owner, against the version's file list), then the whole bundle against the version's
+ * digest and the store's signature over it (trust.ts). Nothing is written to disk here.
  */
 import { createHash } from 'node:crypto';
 import { parseFrontMatter, checkSkillName } from '../../../shared/bundle/index.js';
@@ -10,7 +12,8 @@ import type { InstallResultT, PublicVersionsT, SkillT } from '../../../shared/sc
 import type { WalletT } from '../../../shared/schemas/wallet.js';
 import type { Api } from '../../api.js';
 import { CliError } from '../../errors.js';
-import { confirmPurchase } from './confirm.js';
+import { confirmFindings, confirmPurchase } from './confirm.js';
+import { assertSealed, fetchKeys, fetchSeal, type Seal } from './trust.js';
 import { readTarGz, verifyDeclared, verifyFiles, type ExtractedFile, type ListedFile } from './extract.js';
 
 export interface Acquired {
@@ -23,6 +26,8 @@ export interface Acquired {
   sums: Record<string, string>;
   result: InstallResultT;
   listed: ListedFile[] | null;
+  /** The version's digest, signature (checked) and scan findings. */
+  seal: Seal;
 }
 
 const isStatus = (e: unknown, status: number) => (e as { status?: number }).status === status;
@@ -37,7 +42,7 @@ async function fileList(api: Api, base: string): Promise<ListedFile[] | null> {
   }
 }
 
-async function download(api: Api, base: string): Promise<Buffer> {
+export async function download(api: Api, base: string): Promise<Buffer> {
   const res = await api.send('GET', `${base}/bundle`, { headers: { accept: 'application/gzip' }, timeoutMs: 5 * 60_000 });
   return Buffer.from(await res.arrayBuffer());
 }
@@ -47,10 +52,20 @@ async function download(api: Api, base: string): Promise<Buffer> {
  * skill the account does not own yet is confirmed first (see confirm.ts); one it owns (the
  * bundle download is allowed) installs without a question, as repeat installs are free.
  */
-export async function acquire(api: Api, skill: SkillT, wanted: string | undefined, yes: boolean | undefined): Promise<Acquired> {
+export async function acquire(api: Api, skill: SkillT, wanted: string | undefined, yes: boolean | undefined, pinned?: { digest?: string }): Promise<Acquired> {
   const version = wanted ?? skill.currentVersion;
   if (!version) throw new CliError(`${skill.slug} has no published version`, undefined, 'VERSION_NOT_FOUND');
   const base = `/skills/${skill.id}/versions/${encodeURIComponent(version)}`;
+  const seal = await fetchSeal(api, skill.id, version);
+  if (pinned?.digest && pinned.digest !== seal.digest) {
+    throw new CliError(
+      `${skill.slug} ${version} is ${seal.digest} in the marketplace but the lockfile has ${pinned.digest}; nothing was written`,
+      'the version was republished with other files: check it, then agw skill update to record what it is now',
+      'LOCKFILE_MISMATCH',
+    );
+  }
+  await confirmFindings({ slug: skill.slug, version }, seal.findings, yes);
+  const keys = await fetchKeys(api);
 
   let tgz: Buffer | null = null;
   if (skill.price > 0) {
@@ -68,9 +83,10 @@ export async function acquire(api: Api, skill: SkillT, wanted: string | undefine
   const files = await readTarGz(tgz);
   verifyDeclared(files);
   if (listed) verifyFiles(files, listed);
+  assertSealed(`${skill.slug} ${version}`, files, seal, keys);
 
   const sums = Object.fromEntries(files.map((f) => [f.path, createHash('sha256').update(f.content).digest('hex')]));
-  return { skill, version, name: frontMatterName(skill, files), files, sums, result, listed };
+  return { skill, version, name: frontMatterName(skill, files), files, sums, result, listed, seal };
 }
 
 async function assertPublished(api: Api, skill: SkillT, version: string): Promise<void> {

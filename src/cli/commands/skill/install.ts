@@ -4,7 +4,7 @@
  * front-matter `name`, verified file by file, recorded in `.agents/skills.lock.json`.
  * `agw skill install --frozen`: exactly what the lockfile lists, or nothing (like `npm ci`).
  */
-import { resolve } from 'node:path';
+import { basename, resolve } from 'node:path';
 import { Api } from '../../api.js';
 import type { GlobalOpts } from '../../auth.js';
 import { CliError, UsageError } from '../../errors.js';
@@ -27,7 +27,7 @@ export interface InstallOpts extends GlobalOpts {
 
 /** Record `got` at `abs` in the lockfile (one entry per folder). */
 export function upsertEntry(lock: Lockfile, root: string, abs: string, target: LockTarget, got: Acquired): LockEntry {
-  const entry: LockEntry = { slug: got.skill.slug, name: got.name, version: got.version, target, dir: lockDir(root, abs), files: got.sums };
+  const entry: LockEntry = { slug: got.skill.slug, name: got.name, version: got.version, target, dir: lockDir(root, abs), digest: got.seal.digest, files: got.sums };
   lock.skills = [...lock.skills.filter((e) => absDir(root, e.dir) !== abs), entry];
   return entry;
 }
@@ -47,11 +47,14 @@ export async function install(ref: string | undefined, opts: InstallOpts): Promi
 
   // Refuse before anything is charged when the folder is already known to be off limits.
   const known = lock.skills.find((e) => e.slug === skill.slug && e.target === target);
-  const guess = opts.dir ? resolve(opts.dir) : target !== 'dir' ? skillDir(root, target, known?.name ?? skill.slug) : undefined;
+  const guess = opts.dir ? resolve(opts.dir) : target !== 'dir' ? skillDir(root, target, known?.name ?? skill.slug, opts.global) : undefined;
   if (guess) await checkWritable(root, lock, guess, opts.force);
 
   const got = await acquire(api, skill, opts.version, opts.yes);
-  const abs = opts.dir ? resolve(opts.dir) : skillDir(root, target as Exclude<LockTarget, 'dir'>, got.name);
+  const abs = opts.dir ? resolve(opts.dir) : skillDir(root, target as Exclude<LockTarget, 'dir'>, got.name, opts.global);
+  if (opts.dir && basename(abs) !== got.name) {
+    process.stderr.write(`warning NAME_DIRECTORY_MISMATCH: ${shownPath(abs)} is not named after the skill "${got.name}"; agents that follow the Agent Skills specification expect the folder to be named so\n`);
+  }
   const { same } = await checkWritable(root, lock, abs, opts.force, got.sums);
   if (!same) await placeFiles(abs, got.files);
   upsertEntry(lock, root, abs, target, got);
@@ -60,7 +63,10 @@ export async function install(ref: string | undefined, opts: InstallOpts): Promi
   const { result } = got;
   if (opts.json) {
     const files = got.listed ?? got.files.map((f) => ({ path: f.path, size: f.content.length, sha256: got.sums[f.path] }));
-    return printJson({ ...result, version: got.version, slug: skill.slug, name: got.name, target, dir: abs, lockfile: resolve(root, LOCKFILE), verified: 'sha256', files });
+    return printJson({
+      ...result, version: got.version, slug: skill.slug, name: got.name, target, dir: abs, lockfile: resolve(root, LOCKFILE),
+      verified: 'signature', digest: got.seal.digest, signature: got.seal.signature, findings: got.seal.findings, files,
+    });
   }
   const paid = result.charged > 0 ? `, charged ${usd(result.charged)}` : result.alreadyInstalled && skill.price > 0 ? ', already owned' : '';
   process.stdout.write(`installed ${bold(skill.slug)} ${got.version} into ${shownPath(abs)} (${got.files.length} files${paid})\n`);
@@ -76,7 +82,7 @@ async function frozen(opts: InstallOpts): Promise<void> {
   const api = await Api.open(opts);
   const fetched: { entry: LockEntry; got: Acquired }[] = [];
   for (const entry of lock.skills) {
-    const got = await acquire(api, await getSkill(api, entry.slug), entry.version, opts.yes);
+    const got = await acquire(api, await getSkill(api, entry.slug), entry.version, opts.yes, { digest: entry.digest });
     const diffs = treeChanges(entry.files, got.sums);
     if (diffs.length > 0) {
       throw new CliError(

@@ -12,7 +12,7 @@ import { CliError } from '../../errors.js';
 import { bold, dim, isTty, printJson, printTable, yellow } from '../../output.js';
 import { acquire } from './acquire.js';
 import { upsertEntry } from './install.js';
-import { LOCKFILE, absDir, hashTree, parseTarget, readLockOrEmpty, rootOf, treeChanges, writeLock, type LockEntry, type Lockfile } from './lockfile.js';
+import { LOCKFILE, absDir, hashTree, parseTarget, readLockOrEmpty, rootOf, skillDir, treeChanges, writeLock, type LockEntry, type Lockfile } from './lockfile.js';
 import { checkWritable, placeFiles, shownPath } from './place.js';
 import { getSkill } from './resolve.js';
 
@@ -90,7 +90,9 @@ export async function remove(ref: string, opts: ScopeOpts & { for?: string; forc
   const root = rootOf(opts.global);
   const lock = await readLockOrEmpty(root);
   const target = opts.for ? parseTarget(opts.for) : undefined;
-  const gone: LockEntry[] = lock.skills.filter((e) => (e.slug === ref || e.name === ref) && (!target || e.target === target));
+  // --for names the agent's folder: codex and agents share .agents/skills
+  const inFolder = (e: LockEntry) => !target || e.target === target || (e.target !== 'dir' && absDir(root, e.dir) === skillDir(root, target, e.name, opts.global));
+  const gone: LockEntry[] = lock.skills.filter((e) => (e.slug === ref || e.name === ref) && inFolder(e));
   if (gone.length === 0) throw new CliError(`${ref} is not installed here`, `agw skill list${opts.global ? ' --global' : ''} shows what is`, 'NOT_INSTALLED');
   for (const e of gone) {
     const changes = treeChanges(e.files, await hashTree(absDir(root, e.dir)));

@@ -1,18 +1,31 @@
 /**
- * Where skills go and what was put there. Agents read fixed folders: `.agents/skills` (the
- * Agent Skills client guide; Codex, Cursor and Goose read it too), `.claude/skills`,
- * `.codex/skills`, `.cursor/skills`, `.goose/skills`, in the project or (`--global`) the home
- * folder. The lockfile `.agents/skills.lock.json` of that root records each installed skill
- * (slug, name, version, target, dir, sha256 per file): what `install --frozen` reproduces,
- * what `list` compares the folders with, and how agw knows a folder is its own.
+ * Where skills go and what was put there. Agents read fixed folders, in the project or
+ * (`--global`) the home folder, as each agent's docs say today (docs/cli.md cites them):
+ * `.agents/skills` (the Agent Skills folder, which Codex reads: `--for codex` installs there),
+ * `.claude/skills`, `.cursor/skills`, `.goose/skills`; globally the same under the home
+ * folder except Goose's `~/.config/goose/skills` ($XDG_CONFIG_HOME/goose/skills when that is
+ * set). The lockfile `.agents/skills.lock.json` of that root records each installed skill
+ * (slug, name, version, target, dir, digest, sha256 per file): what `install --frozen`
+ * reproduces, what `list` compares the folders with, and how agw knows a folder is its own.
  */
 import { createHash } from 'node:crypto';
 import { lstat, mkdir, readFile, readdir, rename, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
+import { DIGEST_PATTERN } from '../../../shared/bundle/digest.js';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { CliError, UsageError } from '../../errors.js';
 
-export const TARGETS = { agents: '.agents', claude: '.claude', codex: '.codex', cursor: '.cursor', goose: '.goose' } as const;
+/** The user's config folder as Goose finds it: $XDG_CONFIG_HOME, else ~/.config. */
+const configHome = (home: string) => (process.env.XDG_CONFIG_HOME && isAbsolute(process.env.XDG_CONFIG_HOME) ? process.env.XDG_CONFIG_HOME : join(home, '.config'));
+
+/** Each agent's skills folder: in a project (relative to it) and global (from the home folder). */
+export const TARGETS = {
+  agents: { project: '.agents/skills', global: (home: string) => join(home, '.agents', 'skills') },
+  claude: { project: '.claude/skills', global: (home: string) => join(home, '.claude', 'skills') },
+  codex: { project: '.agents/skills', global: (home: string) => join(home, '.agents', 'skills') },
+  cursor: { project: '.cursor/skills', global: (home: string) => join(home, '.cursor', 'skills') },
+  goose: { project: '.goose/skills', global: (home: string) => join(configHome(home), 'goose', 'skills') },
+} as const;
 export type Target = keyof typeof TARGETS;
 /** `dir`: installed with --dir into a folder of the user's choice. */
 export type LockTarget = Target | 'dir';
@@ -27,6 +40,8 @@ export interface LockEntry {
   target: LockTarget;
   /** The skill's folder, relative to the root (POSIX separators), absolute when outside it. */
   dir: string;
+  /** The version's digest (`sha256:…`, docs/marketplace.md "Trust"); absent in lockfiles written before it. */
+  digest?: string;
   /** Every file of the skill (relative POSIX path) → its sha256. */
   files: Record<string, string>;
 }
@@ -45,8 +60,9 @@ export function parseTarget(raw: string | undefined): Target {
   return t;
 }
 
-/** The folder an agent reads a skill named `name` from. */
-export const skillDir = (root: string, target: Target, name: string): string => join(root, TARGETS[target], 'skills', name);
+/** The folder an agent reads a skill named `name` from, in the project `root` or (global) under the home folder `root`. */
+export const skillDir = (root: string, target: Target, name: string, global?: boolean): string =>
+  global ? join(TARGETS[target].global(root), name) : join(root, ...TARGETS[target].project.split('/'), name);
 
 /** How a folder is written in the lockfile: relative to the root when inside it. */
 export function lockDir(root: string, abs: string): string {
@@ -69,7 +85,7 @@ export async function readLock(root: string): Promise<Lockfile | null> {
     const lock = JSON.parse(text) as Lockfile;
     if (lock.lockfileVersion !== LOCKFILE_VERSION || !Array.isArray(lock.skills)) throw new Error(`lockfileVersion ${String(lock.lockfileVersion)}`);
     const bad = lock.skills.findIndex((e) => !isEntry(e));
-    if (bad >= 0) throw new Error(`skills[${bad}] needs slug, name, version, dir, a target and files (path → sha256)`);
+    if (bad >= 0) throw new Error(`skills[${bad}] needs slug, name, version, dir, a target and files (path → sha256), and a digest of the form sha256:<64 hex> if any`);
     return lock;
   } catch (e) {
     throw new CliError(`${file} is not a lockfile agw can read (${(e as Error).message})`, 'restore it from version control, or delete it and install the skills again', 'BAD_LOCKFILE');
@@ -87,7 +103,8 @@ function isEntry(e: unknown): e is LockEntry {
   const strings = [x.slug, x.name, x.version, x.dir].every((v) => typeof v === 'string' && v !== '');
   const target = typeof x.target === 'string' && (x.target === 'dir' || x.target in TARGETS);
   const files = !!x.files && typeof x.files === 'object' && !Array.isArray(x.files) && Object.values(x.files).every((v) => typeof v === 'string');
-  return strings && target && files;
+  const digest = x.digest === undefined || (typeof x.digest === 'string' && DIGEST_PATTERN.test(x.digest));
+  return strings && target && files && digest;
 }
 
 /** Write the lockfile atomically, entries sorted by folder (stable diffs). */

@@ -8,7 +8,9 @@ import { readFile } from 'node:fs/promises';
 import type { Problem } from '../../../shared/bundle/index.js';
 import { Api, errorDetails } from '../../api.js';
 import type { GlobalOpts } from '../../auth.js';
-import { UsageError } from '../../errors.js';
+import { CliError, UsageError } from '../../errors.js';
+import { hasErrors, scanBundle, type Finding } from '../../../shared/scan/index.js';
+import { findingLine } from './confirm.js';
 import { bold, printJson, printTable, useColor } from '../../output.js';
 import { fileCount, formatProblem, loadBundle } from './bundle.js';
 import { buildMultipart, type FilePart } from './multipart.js';
@@ -55,6 +57,13 @@ export async function publish(dirArg: string | undefined, opts: PublishOpts): Pr
   checkDescription(bundle.validation);
   const meta = bundle.validation.meta!;
   const files: FilePart[] = bundle.entries.filter((e) => e.kind === 'file').map((e) => ({ path: e.path, content: e.content ?? Buffer.alloc(0) }));
+  // the marketplace's scan, here first: an error finding would refuse the upload anyway
+  const findings = scanBundle(files);
+  for (const f of findings) process.stderr.write(`${findingLine(f)}\n`);
+  if (hasErrors(findings)) {
+    const n = findings.filter((f) => f.severity === 'error').length;
+    throw new CliError(`the scan found ${n} error${n === 1 ? '' : 's'} the marketplace refuses; nothing was uploaded`, 'fix them (agw skill scan DIR lists every finding), then publish again', 'BUNDLE_REJECTED');
+  }
   const fields = {
     name: meta.name,
     slug: opts.slug ?? meta.name,
@@ -70,7 +79,7 @@ export async function publish(dirArg: string | undefined, opts: PublishOpts): Pr
 
   if (opts.dryRun) {
     const list = files.map((f) => ({ path: f.path, size: f.content.length, sha256: createHash('sha256').update(f.content).digest('hex') }));
-    if (opts.json) return printJson({ dryRun: true, fields, files: list, bytes: body.total });
+    if (opts.json) return printJson({ dryRun: true, fields, files: list, bytes: body.total, findings });
     printTable(['FILE', 'BYTES'], list.map((f) => [f.path, f.size]));
     process.stdout.write(`dry run: would publish ${fields.slug} ${opts.version} (${fileCount(bundle.entries)} files, ${body.total} bytes); nothing sent\n`);
     return;
@@ -90,6 +99,7 @@ export async function publish(dirArg: string | undefined, opts: PublishOpts): Pr
     progress?.done();
     const problems = (errorDetails(e)?.problems ?? []) as Problem[];
     for (const p of problems) process.stderr.write(formatProblem(bundle.dir, p) + '\n');
+    for (const f of (errorDetails(e)?.findings ?? []) as Finding[]) process.stderr.write(`${findingLine(f)}\n`);
     throw e;
   }
   progress?.done();

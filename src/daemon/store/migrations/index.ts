@@ -8,6 +8,7 @@ import { SCHEMA_V6_SPEND_ROLLUP } from './sqlite/v06-spend-rollup.js';
 import { SCHEMA_V7_MONEY } from './sqlite/v07-money.js';
 import { SCHEMA_V8_KEYS } from './sqlite/v08-keys.js';
 import { SCHEMA_V9_REQUEST_LOG } from './sqlite/v09-request-log.js';
+import { SCHEMA_V17_SKILL_TRUST } from './sqlite/v17-skill-trust.js';
 import { SCHEMA_PG_V1 } from './postgres/v01-initial.js';
 import { SCHEMA_PG_V2_MARKETPLACE } from './postgres/v02-marketplace.js';
 import { SCHEMA_PG_V4_SPEND } from './postgres/v04-spend.js';
@@ -26,6 +27,7 @@ import { SCHEMA_V16_TOKEN_CLASSES } from './sqlite/v16-token-classes.js';
 import { SCHEMA_PG_V16_TOKEN_CLASSES } from './postgres/v16-token-classes.js';
 import { SCHEMA_V20_PROVIDER_KEY_STATS } from './sqlite/v20-provider-key-stats.js';
 import { SCHEMA_PG_V20_PROVIDER_KEY_STATS } from './postgres/v20-provider-key-stats.js';
+import { SCHEMA_PG_V17_SKILL_TRUST } from './postgres/v17-skill-trust.js';
 
 export interface Migration {
   version: number;
@@ -52,7 +54,8 @@ export const MIGRATIONS: Migration[] = [
   { version: 14, name: 'the index of the debits in usage records (PostgreSQL)', sqlite: '', postgres: SCHEMA_PG_V14_USAGE_DEBIT_INDEX },
   { version: 15, name: "bookings: a hot account's rollups without a join (PostgreSQL)", sqlite: '', postgres: SCHEMA_PG_V15_BOOK },
   { version: 16, name: 'token classes and dropped parameters in the request log', sqlite: SCHEMA_V16_TOKEN_CLASSES, postgres: SCHEMA_PG_V16_TOKEN_CLASSES },
-  // 17-19 are reserved for work in progress on other branches
+  { version: 17, name: 'skill versions: digest, signature and scan findings; skill signing keys', sqlite: SCHEMA_V17_SKILL_TRUST, postgres: SCHEMA_PG_V17_SKILL_TRUST },
+  // 18-19 are reserved for work in progress on other branches
   { version: 20, name: "provider keys' calls, failures and cooldowns", sqlite: SCHEMA_V20_PROVIDER_KEY_STATS, postgres: SCHEMA_PG_V20_PROVIDER_KEY_STATS },
 ];
 
