@@ -7,6 +7,7 @@ import wallet from './wallet.js';
 import gatewayChat from './gateway-chat.js';
 import proxy from './proxy.js';
 import smart from './smart.js';
+import smartModels from './smart-models.js';
 import entitlements from './entitlements.js';
 import aliases from './aliases.js';
 import skillsRead from './skills-read.js';
@@ -42,6 +43,7 @@ export async function registerRoutes(app: FastifyInstance, ctx: AppContext): Pro
     await scope.register(gatewayChat, { ctx });
     await scope.register(proxy, { ctx });
     await scope.register(smart, { ctx });
+    await scope.register(smartModels, { ctx });
     await scope.register(entitlements, { ctx });
     await scope.register(aliases, { ctx });
     await scope.register(skillsRead, { ctx });

@@ -17,6 +17,7 @@ import { toCommonBody, toCommonResponse, toMessagesBody, type CommonChatBody } f
 import { providerAuthHeaders, UpstreamError } from '../gateway/upstream.js';
 import { estimatePromptTokens } from '../gateway/usage.js';
 import { requireModelAndMessages } from '../gateway/validate.js';
+import { requireSmartClass } from '../gateway/smart-class.js';
 import type { RouteOptions } from './index.js';
 
 /** Upstream statuses that say the request itself is wrong: no other candidate would take it either. */
@@ -38,7 +39,7 @@ const smart: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
     '/external/smart/v1/chat/completions',
     {
       onRequest: requireGatewayAuth(ctx, true),
-      preValidation: requireModelAndMessages,
+      preValidation: [requireModelAndMessages, requireSmartClass],
       schema: {
         tags: ['gateway'],
         summary: 'Smart-routed chat: the cheapest / fastest / best available provider, with failover',
