@@ -10,6 +10,10 @@ export interface ErrorInfo {
   auth?: string;
 }
 
+/** `details.suggestions` of an error ("did you mean"), when the server sent some. */
+const suggestions = (e: ErrorInfo): string[] =>
+  Array.isArray(e.details?.suggestions) ? (e.details.suggestions as unknown[]).filter((x): x is string => typeof x === 'string') : [];
+
 const money = (v: unknown) => (typeof v === 'number' ? `$${v.toFixed(2)}` : String(v));
 
 export function hintFor(e: ErrorInfo, resetsAt?: string): string | undefined {
@@ -44,8 +48,17 @@ export function hintFor(e: ErrorInfo, resetsAt?: string): string | undefined {
       return 'publish with a personal agw_ key: agw login --with-token';
     case 'SKILL_ARCHIVED':
       return 'the owner archived this skill; only accounts that installed it before can install it';
-    case 'SKILL_NOT_FOUND':
-      return 'find skills with agw skill search QUERY';
+    case 'SKILL_NOT_FOUND': {
+      const near = suggestions(e);
+      return near.length ? `did you mean ${near.join(' or ')}? (agw skill search QUERY finds others)` : 'find skills with agw skill search QUERY';
+    }
+    case 'INVALID_REQUEST':
+      if (e.details?.reason === 'no_such_model') {
+        const near = suggestions(e);
+        return `${near.length ? `did you mean ${near.join(' or ')}? ` : ''}agw aliases lists the aliases and models you can use`;
+      }
+      if (Array.isArray(e.details?.classes)) return `the smart route takes ${(e.details.classes as string[]).join(', ')}`;
+      break;
     case 'INVALID_BUNDLE':
     case 'MISSING_SKILL_MD':
       return 'check the bundle locally: agw skill validate DIR';
