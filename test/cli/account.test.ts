@@ -126,6 +126,25 @@ describe('agw chat', () => {
   });
 });
 
+describe('issue #33 item 11: agw chat on a small wallet', () => {
+  test('`agw chat hi` asks for a sensible max_tokens by default, so a small wallet is enough', async () => {
+    const small = await f.d.user({ tier: 'free', balance: 0.005 });
+    const r = await env.run(['chat', 'hi'], { env: { AGW_API_KEY: small.key } });
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(f.openai.requests.at(-1)!.body).max_tokens).toBe(1024);
+  });
+
+  test('a 402 whose call a shorter answer would fit names --max-tokens with the number that fits', async () => {
+    const small = await f.d.user({ tier: 'free', balance: 0.005 });
+    const r = await env.run(['chat', 'hi', '--max-tokens', 'max'], { env: { AGW_API_KEY: small.key } });
+    expect(r.code).toBe(1);
+    const fits = /--max-tokens (\d+)/.exec(r.stderr)?.[1];
+    expect(r.stderr).toMatch(/^error INSUFFICIENT_FUNDS: .+\nhint: ask for a shorter answer: --max-tokens \d+ \(the wallet covers about \d+ output tokens; this call asked for the model’s own output limit\)/);
+    const again = await env.run(['chat', 'hi', '--max-tokens', fits!], { env: { AGW_API_KEY: small.key } });
+    expect(again.code, again.stderr).toBe(0);
+  });
+});
+
 describe('server errors: code, message and a hint on stderr, exit 1', () => {
   test('402 INSUFFICIENT_FUNDS says how to top up', async () => {
     const broke = await f.d.user({ tier: 'free', balance: 0 });
