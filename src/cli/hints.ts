@@ -52,6 +52,9 @@ export function hintFor(e: ErrorInfo, resetsAt?: string): string | undefined {
       const near = suggestions(e);
       return near.length ? `did you mean ${near.join(' or ')}? (agw skill search QUERY finds others)` : 'find skills with agw skill search QUERY';
     }
+    case 'FORBIDDEN':
+      if (e.message.includes('key with limits')) return 'log in as the account to see its spend (agw login, or a key without limits); this key’s own spend: agw keys list';
+      break;
     case 'INVALID_REQUEST':
       if (e.details?.reason === 'no_such_model') {
         const near = suggestions(e);

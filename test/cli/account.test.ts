@@ -178,17 +178,16 @@ describe('server errors: code, message and a hint on stderr, exit 1', () => {
   });
 });
 
-describe('agw spend (portal session only)', () => {
-  test('without a session it fails with a hint; after login --email, --json equals the API answer', async () => {
-    const none = await env.run(['spend']);
-    expect(none.code).toBe(1);
-    expect(none.stderr).toContain('error NO_SESSION');
-    expect(none.stderr).toContain('hint: log in to the portal: agw login --email');
-
-    expect((await env.run(['login', '--email', ada.email], { input: ada.password })).code).toBe(0);
+describe('agw spend: one login is enough', () => {
+  test('logged in with a key (issue #33 item 12: no NO_SESSION); after login --email, --json equals the API answer', async () => {
     const { cookie } = await portalLogin(f.d, ada);
     const session = async (path: string) => (await f.d.fetch(path, { headers: { cookie } })).json();
     const noSince = (x: { range: { since: string } }) => ({ ...x, range: { ...x.range, since: undefined } });
+    const withKey = await env.run(['spend', '--json', '--range', '7d']);
+    expect(withKey.code, withKey.stderr).toBe(0);
+    expect(noSince(json(withKey))).toEqual(noSince((await session('/portal/spend/summary?range=7d')) as never));
+
+    expect((await env.run(['login', '--email', ada.email], { input: ada.password })).code).toBe(0);
 
     const r = await env.run(['spend', '--json', '--range', '7d']);
     expect(r.code).toBe(0);
@@ -209,5 +208,14 @@ describe('agw spend (portal session only)', () => {
     expect((await env.run(['spend', '--range', '400d'])).code).toBe(2);
     const missing = await env.run(['spend', '--project', 'prj_nope']);
     expect(missing.code).toBe(1);
+  });
+
+  test('a key with limits does not read the account\'s spend: 403 with a hint that does not go in circles', async () => {
+    const made = await f.d.fetch('/keys', { method: 'POST', key: ada.key, json: { name: 'ci', limits: { budget: 1 } } });
+    const limited = (await made.json()).key as string;
+    const r = await env.run(['spend'], { env: { AGW_API_KEY: limited, AGW_PROFILE: 'nobody' } });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('error FORBIDDEN: a key with limits or an expiry cannot read the account’s spend');
+    expect(r.stderr).toContain('hint: log in as the account to see its spend');
   });
 });
