@@ -174,7 +174,31 @@ describe('server errors: code, message and a hint on stderr, exit 1', () => {
     const r = await env.run(['wallet', '--json'], { env: { AGW_API_KEY: 'agw_revoked_or_wrong' } });
     expect(r.code).toBe(1);
     expect(r.stdout).toBe('');
-    expect(JSON.parse(r.stderr)).toEqual({ error: 'invalid or revoked credentials', code: 'UNAUTHORIZED', hint: expect.stringContaining('agw login') });
+    expect(JSON.parse(r.stderr)).toEqual({ error: 'invalid or revoked credentials', code: 'UNAUTHORIZED', hint: expect.stringContaining('the key in AGW_API_KEY was refused') });
+  });
+
+  test('issue #33 item 13: a refused key\'s hint says where the key came from and never goes in circles', async () => {
+    const fromEnv = await env.run(['wallet'], { env: { AGW_API_KEY: 'agw_bad' } });
+    expect(fromEnv.code).toBe(1);
+    const envHint = /hint: (.*)/.exec(fromEnv.stderr)![1];
+    expect(envHint).toContain('the key in AGW_API_KEY was refused');
+    expect(envHint).toContain('unset AGW_API_KEY');
+    expect(envHint).not.toMatch(/or set AGW_API_KEY/);
+
+    const other = cliEnv({ AGW_BASE_URL: f.d.url });
+    try {
+      const gone = await f.d.user({ tier: 'free' });
+      expect((await other.run(['login', '--with-token'], { input: gone.key })).code).toBe(0);
+      expect((await f.d.fetch(`/keys/${gone.keyId}`, { method: 'DELETE', key: gone.key })).status).toBe(200);
+      const stored = await other.run(['wallet']);
+      expect(stored.code).toBe(1);
+      const hint = /hint: (.*)/.exec(stored.stderr)![1];
+      expect(hint).toContain('the key saved for this profile was refused');
+      expect(hint).toContain('agw login');
+      expect(hint).not.toContain('AGW_API_KEY');
+    } finally {
+      other.cleanup();
+    }
   });
 });
 
