@@ -54,7 +54,7 @@ test('agw login stores OAuth tokens; an expired access token is refreshed silent
   expect(login.code).toBe(0);
   expect(login.stdout).toContain(`logged in to ${d.url} as ${user.id}`);
   const who = json(await env.run(['whoami', '--json']));
-  expect(who).toEqual({ profile: 'default', baseUrl: d.url, kind: 'oauth', source: 'file', userId: user.id, tier: 'free' });
+  expect(who).toEqual({ profile: 'default', baseUrl: d.url, kind: 'oauth', source: 'file', userId: user.id, email: user.email, tier: 'free', credentials: 'oauth' });
   // issue #33 item 12: one login is enough, `agw spend` included
   const spent = await env.run(['spend', '--json']);
   expect(spent.code, spent.stderr).toBe(0);

@@ -23,6 +23,7 @@ import portalSpend from './portal-spend.js';
 import portalKeys from './portal-keys.js';
 import keys from './keys.js';
 import portalAccount from './portal-account.js';
+import account from './account.js';
 import portalWeb from './portal-web.js';
 import skillsWeb from './skills-web.js';
 import creatorWeb from './creator-web.js';
@@ -58,6 +59,7 @@ export async function registerRoutes(app: FastifyInstance, ctx: AppContext): Pro
     await scope.register(portalKeys, { ctx });
     await scope.register(keys, { ctx });
     await scope.register(portalAccount, { ctx });
+    await scope.register(account, { ctx });
     await scope.register(requests, { ctx });
   };
   await app.register(api, { prefix: '/api' });
