@@ -67,7 +67,7 @@ describe('agw login --with-token', () => {
     const wrong = await env.run(['login', '--with-token', '--base-url', d.url], { input: 'agw_not_a_real_key' });
     expect(wrong.code).toBe(1);
     expect(wrong.stderr).toContain('error UNAUTHORIZED');
-    expect(wrong.stderr).toContain('hint: ');
+    expect(wrong.stderr).toContain('hint: the key given to agw login was refused');
     expect(() => statSync(join(env.configDir, 'credentials.json'))).toThrow();
     expect((await env.run(['login', '--with-token', '--base-url', d.url], { input: 'sk-something' })).code).toBe(2);
     expect((await env.run(['login', '--with-token', '--base-url', d.url], { input: '' })).code).toBe(2);

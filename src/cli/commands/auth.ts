@@ -50,7 +50,13 @@ export async function login(opts: LoginOpts): Promise<void> {
     const key = await readSecret('agw key: ');
     if (!key) throw new UsageError('no key on stdin', 'pipe it in: agw login --with-token < key.txt');
     if (!key.startsWith('agw_')) throw new UsageError('that is not an agw_ key', 'keys start with agw_; create one in the portal or with agw admin key create');
-    who = await identify(target, key);
+    who = await identify(target, key).catch((e: unknown) => {
+      // the key refused is the one just given, not AGW_API_KEY nor a stored one
+      if (e instanceof CliError && (e as { status?: number }).status === 401) {
+        throw Object.assign(new CliError(e.message, 'the key given to agw login was refused (mistyped, revoked or expired): check it, or make one in the portal or with agw keys create', e.code), { status: 401 });
+      }
+      throw e;
+    });
     Object.assign(creds, { apiKey: key, oauth: undefined });
     kind = 'key';
   } else if (opts.email) {
