@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { AgwError } from '../../shared/errors.js';
 import { errorResponses } from '../../shared/schemas/common.js';
 import { AccountMe } from '../../shared/schemas/portal.js';
-import { ACCOUNT_CREDENTIALS, requireAuth, userOf } from '../auth/principal.js';
+import { ACCOUNT_CREDENTIALS, isLimitedKey, requireAuth, userOf } from '../auth/principal.js';
 import { userById } from '../store/users.js';
 import type { RouteOptions } from './index.js';
 
@@ -29,7 +29,7 @@ const account: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) =>
       if (!user) throw new AgwError('UNAUTHORIZED', 'the credentials’ user no longer exists');
       const credential =
         p.kind === 'key'
-          ? { kind: 'key' as const, keyId: p.keyId, limited: p.limits !== null || p.expiresAt !== null || (p.ancestors?.length ?? 0) > 0 }
+          ? { kind: 'key' as const, keyId: p.keyId, limited: isLimitedKey(p) }
           : p.kind === 'oauth'
             ? { kind: 'oauth' as const, clientId: p.clientId }
             : { kind: 'session' as const };

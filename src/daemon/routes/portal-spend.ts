@@ -12,7 +12,7 @@ import {
 import { AgwError } from '../../shared/errors.js';
 import { nanoToUsd } from '../../shared/money.js';
 import type { FastifyRequest } from 'fastify';
-import { ACCOUNT_CREDENTIALS, requireAuth, userOf, type CredentialKind } from '../auth/principal.js';
+import { ACCOUNT_CREDENTIALS, isLimitedKey, requireAuth, userOf, type CredentialKind } from '../auth/principal.js';
 import { projectForMember } from '../store/projects.js';
 import {
   addCells,
@@ -59,8 +59,7 @@ const VARIANTS: { prefix: string; kinds: readonly CredentialKind[]; security: Re
 
 /** 403 for a key with limits or an expiry: it is not the account, and the account's spend is not its to read. */
 async function refuseLimitedKey(req: FastifyRequest): Promise<void> {
-  const p = req.principal;
-  if (p?.kind === 'key' && (p.limits !== null || p.expiresAt !== null || (p.ancestors?.length ?? 0) > 0)) {
+  if (isLimitedKey(req.principal)) {
     throw new AgwError('FORBIDDEN', 'a key with limits or an expiry cannot read the account’s spend: its own spend is its `spent` (agw keys list)');
   }
 }
