@@ -137,6 +137,15 @@ export class Api {
     );
   }
 
+  /** Which credential a request of this mode carried (authHeaders' choice), for the hint of a 401. */
+  private credentialSent(mode: AuthMode): ErrorInfo['credential'] {
+    const { bearer, session } = this.auth;
+    if (mode === 'none') return 'none';
+    if (mode === 'session') return session ? 'session' : 'none';
+    if (bearer) return bearer.kind === 'oauth' ? 'oauth' : bearer.source === 'env' ? 'env-key' : 'stored-key';
+    return mode === 'account' && session ? 'session' : 'none';
+  }
+
   private async errorFrom(res: Response, mode: AuthMode): Promise<CliError> {
     const text = await res.text().catch(() => '');
     let body: { error?: unknown; code?: unknown; details?: unknown } = {};
@@ -152,6 +161,7 @@ export class Api {
       details: body.details && typeof body.details === 'object' ? (body.details as Record<string, unknown>) : undefined,
       retryAfter: res.headers.get('retry-after'),
       auth: mode,
+      credential: this.credentialSent(mode),
     };
     const resetsAt = info.code === 'QUOTA_EXCEEDED' ? await this.quotaResetsAt() : undefined;
     const err = new CliError(info.message, hintFor(info, resetsAt), info.code ?? `HTTP_${res.status}`);

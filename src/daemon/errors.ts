@@ -1,7 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AgwError, type ErrorBody, type ErrorCode } from '../shared/errors.js';
+import { AgwError, CONFIGURATION_ERRORS, type ErrorBody, type ErrorCode } from '../shared/errors.js';
 import type { RouteIndex } from './route-conventions.js';
 import { isStoreUnavailable } from './store/errors.js';
 import { errorPage, sendNotFoundPage, wantsHtmlNotFound } from './web/error-page.js';
@@ -88,10 +88,30 @@ export function toAgwError(err: unknown, req: FastifyRequest): AgwError {
   return new AgwError('INTERNAL_ERROR', 'internal error');
 }
 
+/** Configuration errors already logged, per HTTP server (one daemon): each is said once. */
+const told = new WeakMap<object, Set<string>>();
+
+/**
+ * Logs a failed request: a fault (5xx) at error with its stack; the operator's
+ * configuration (CONFIGURATION_ERRORS: a provider without a key) once per daemon and
+ * message, at warn, without a stack: it is not a fault, and it answers the same until fixed.
+ */
+function logFailure(err: unknown, e: AgwError, req: FastifyRequest): void {
+  if (CONFIGURATION_ERRORS.has(e.code)) {
+    let seen = told.get(req.server.server);
+    if (!seen) told.set(req.server.server, (seen = new Set()));
+    if (seen.has(e.message)) return;
+    seen.add(e.message);
+    req.log.warn({ code: e.code }, `${e.message} (said once; calls that need it answer ${e.status} ${e.code} until then)`);
+    return;
+  }
+  if (e.status >= 500) req.log.error({ err }, 'request failed');
+}
+
 /** Renders any error as the Error body (also fastify's `frameworkErrors` option: bad URLs). */
 export function sendError(err: unknown, req: FastifyRequest, reply: FastifyReply): void {
   const e = toAgwError(err, req);
-  if (e.status >= 500) req.log.error({ err }, 'request failed');
+  logFailure(err, e, req);
   if (reply.sent || reply.raw.headersSent) {
     reply.raw.destroy();
     return;

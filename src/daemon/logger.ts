@@ -39,19 +39,21 @@ interface LoggedRequest {
  * Structured JSON logs on stderr (stdout is kept for the `listening` line and --json
  * output). Request lines (debug level only) carry the headers, with credentials redacted.
  */
-export function createLogger(level: string): Logger {
+export function createLogger(level: string, opts: { hold?: boolean } = {}): Logger {
   const destination = pino.destination({ fd: 2, sync: false });
+  const held = opts.hold ? new HeldLines(destination) : undefined;
   // pino writes out what an asynchronous destination still holds at exit on the main
   // thread only; `agw serve` runs the daemon in a worker (src/cli/serve-host.ts)
-  if (!isMainThread)
+  if (!isMainThread || held)
     process.once('exit', () => {
       try {
+        held?.release();
         destination.flushSync();
       } catch {
         // already closed: nothing left to write
       }
     });
-  return pino(
+  const logger = pino(
     {
       level,
       redact: { paths: REDACT_PATHS, censor: '[redacted]' },
@@ -60,8 +62,47 @@ export function createLogger(level: string): Logger {
         req: (r: LoggedRequest) => ({ method: r.method, url: r.url, remoteAddress: r.ip, headers: { ...r.headers } }),
       },
     },
-    destination,
+    held ?? destination,
   );
+  if (held) heldOf.set(logger, held);
+  return logger;
+}
+
+const heldOf = new WeakMap<Logger, HeldLines>();
+
+/** Writes what a logger made with `hold` held back, and everything after at once. */
+export function releaseLogs(logger: Logger): void {
+  heldOf.get(logger)?.release();
+}
+
+/**
+ * Log lines held back until `release()`, then written in order: `agw serve` on a terminal
+ * prints its listening line and banner before the start-up's log lines. Bounded: released
+ * by itself after 10 s or 1000 lines (whatever went wrong, nothing is lost or kept).
+ */
+class HeldLines {
+  private lines: string[] | null = [];
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(private readonly out: { write(s: string): unknown }) {
+    this.timer = setTimeout(() => this.release(), 10_000);
+    this.timer.unref();
+  }
+
+  write(line: string): boolean {
+    if (this.lines) {
+      this.lines.push(line);
+      if (this.lines.length >= 1000) this.release();
+    } else this.out.write(line);
+    return true;
+  }
+
+  release(): void {
+    clearTimeout(this.timer);
+    const lines = this.lines;
+    this.lines = null;
+    for (const l of lines ?? []) this.out.write(l);
+  }
 }
 
 type LogFn = (obj: unknown, msg?: string, ...args: unknown[]) => void;

@@ -4,7 +4,7 @@ import { loadConfig } from '../shared/config/load.js';
 import type { ResolvedConfig } from '../shared/config/resolve.js';
 import { buildApp, type App } from './app.js';
 import type { AppContext } from './context/index.js';
-import { createLogger } from './logger.js';
+import { createLogger, releaseLogs } from './logger.js';
 import { Metrics } from './context/metrics.js';
 import { openStore } from './store/open.js';
 import { SqliteDb } from './store/sqlite.js';
@@ -27,6 +27,8 @@ export interface ServeOptions {
   /** Override the loaded config (tests). */
   config?: ResolvedConfig;
   logLevel?: string;
+  /** Hold log lines back until `Daemon.releaseLogs()` (agw serve on a terminal prints its banner first). */
+  holdLogs?: boolean;
 }
 
 export interface Daemon {
@@ -34,6 +36,8 @@ export interface Daemon {
   app: App;
   ctx: AppContext;
   demo?: Demo;
+  /** Writes the log lines held back by `holdLogs`, and everything after at once. */
+  releaseLogs(): void;
   close(): Promise<void>;
 }
 
@@ -41,7 +45,7 @@ export interface Daemon {
 export async function startDaemon(opts: ServeOptions = {}): Promise<Daemon> {
   const dataDir = resolve(opts.dataDir ?? defaultDataDir());
   const config = opts.config ?? loadConfig(configFileFor(dataDir, opts.configFile));
-  const log = createLogger(opts.logLevel ?? config.logLevel);
+  const log = createLogger(opts.logLevel ?? config.logLevel, { hold: opts.holdLogs });
   const demo = opts.demo ? await startDemo(config) : undefined;
   const db = await openStore({ store: config.store, dataDir });
   if (db instanceof SqliteDb) {
@@ -111,7 +115,7 @@ export async function startDaemon(opts: ServeOptions = {}): Promise<Daemon> {
       log.info('stopped');
       log.flush();
     })());
-  return { url: listenUrl, app, ctx, demo, close };
+  return { url: listenUrl, app, ctx, demo, close, releaseLogs: () => releaseLogs(log) };
 }
 
 /** agw's version (package.json), for the telemetry resource. */

@@ -74,6 +74,13 @@ export const ERROR_STATUS = {
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
+/**
+ * Codes that tell of the operator's configuration, not a passing fault: a retry gets the
+ * same answer. They carry `x-should-retry: false` (the OpenAI and Anthropic SDKs honour it
+ * and do not retry) and the daemon logs each once, at warn, without a stack.
+ */
+export const CONFIGURATION_ERRORS: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['PROVIDER_KEY_MISSING', 'ALPHA_KEY_MISSING', 'BETA_KEY_MISSING']);
+
 export interface ErrorBody {
   error: string;
   code?: string;
@@ -98,7 +105,7 @@ export class AgwError extends Error {
     this.code = code;
     this.status = ERROR_STATUS[code];
     this.details = details;
-    this.headers = headers;
+    this.headers = CONFIGURATION_ERRORS.has(code) ? { 'x-should-retry': 'false', ...headers } : headers;
   }
 
   toBody(): ErrorBody {

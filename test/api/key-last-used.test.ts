@@ -80,3 +80,29 @@ test('stopping the daemon writes the uses not flushed yet', async () => {
     await td.close();
   }
 });
+
+test('issue #33 item 19: a key just used shows lastUsedAt at once on the same daemon; the store is written at the flush', async () => {
+  const td = await startTestDaemon(); // default interval: 60 s
+  try {
+    const carol = await td.user({ tier: 'free' });
+    const s = await portalLogin(td, carol);
+    expect(await lastUsed(td, s, carol.keyId)).toBeNull();
+    const before = Date.now();
+    expect((await td.fetch('/wallet', { key: carol.key })).status).toBe(200);
+    const shown = await lastUsed(td, s, carol.keyId);
+    expect(shown).not.toBeNull();
+    expect(Date.parse(shown!)).toBeGreaterThanOrEqual(floorMinute(before));
+    const keys = await (await td.fetch('/keys', { key: carol.key })).json();
+    expect(keys.items.find((k: { id: string }) => k.id === carol.keyId).lastUsedAt).toBe(shown);
+    // not written yet: the store still says never
+    const row = () => td.daemon.ctx.db.get<{ last_used_at: number | null }>('SELECT last_used_at FROM api_keys WHERE id = ?', [carol.keyId]);
+    expect((await row())!.last_used_at).toBeNull();
+    await flushKeyUses(td.daemon.ctx.db);
+    expect(iso(Number((await row())!.last_used_at))).toBe(shown);
+    expect(await lastUsed(td, s, carol.keyId)).toBe(shown);
+  } finally {
+    await td.close();
+  }
+});
+
+const iso = (ms: number) => new Date(ms).toISOString();

@@ -51,7 +51,8 @@ describe('CRUD over /api/keys', () => {
     expect(text).not.toContain(created.key);
     const items = JSON.parse(text).items;
     const { key: _secret, ...view } = created;
-    expect(items.find((k: { id: string }) => k.id === created.id)).toEqual(view);
+    // used once above (entitlements): its lastUsedAt shows at once (issue #33 item 19)
+    expect(items.find((k: { id: string }) => k.id === created.id)).toEqual({ ...view, lastUsedAt: expect.stringMatching(/:00\.000Z$/) });
     expect(items.find((k: { id: string }) => k.id === ada.keyId)).toMatchObject({ limits: { budget: null, budgetPeriod: null, rpm: null, tpm: null, models: null }, expiresAt: null });
 
     // what the key spent in this budget period (key_spend, as the money engine books it)

@@ -126,6 +126,25 @@ describe('agw chat', () => {
   });
 });
 
+describe('issue #33 item 11: agw chat on a small wallet', () => {
+  test('`agw chat hi` asks for a sensible max_tokens by default, so a small wallet is enough', async () => {
+    const small = await f.d.user({ tier: 'free', balance: 0.005 });
+    const r = await env.run(['chat', 'hi'], { env: { AGW_API_KEY: small.key } });
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(f.openai.requests.at(-1)!.body).max_tokens).toBe(1024);
+  });
+
+  test('a 402 whose call a shorter answer would fit names --max-tokens with the number that fits', async () => {
+    const small = await f.d.user({ tier: 'free', balance: 0.005 });
+    const r = await env.run(['chat', 'hi', '--max-tokens', 'max'], { env: { AGW_API_KEY: small.key } });
+    expect(r.code).toBe(1);
+    const fits = /--max-tokens (\d+)/.exec(r.stderr)?.[1];
+    expect(r.stderr).toMatch(/^error INSUFFICIENT_FUNDS: .+\nhint: ask for a shorter answer: --max-tokens \d+ \(the wallet covers about \d+ output tokens; this call asked for the model’s own output limit\)/);
+    const again = await env.run(['chat', 'hi', '--max-tokens', fits!], { env: { AGW_API_KEY: small.key } });
+    expect(again.code, again.stderr).toBe(0);
+  });
+});
+
 describe('server errors: code, message and a hint on stderr, exit 1', () => {
   test('402 INSUFFICIENT_FUNDS says how to top up', async () => {
     const broke = await f.d.user({ tier: 'free', balance: 0 });
@@ -155,21 +174,44 @@ describe('server errors: code, message and a hint on stderr, exit 1', () => {
     const r = await env.run(['wallet', '--json'], { env: { AGW_API_KEY: 'agw_revoked_or_wrong' } });
     expect(r.code).toBe(1);
     expect(r.stdout).toBe('');
-    expect(JSON.parse(r.stderr)).toEqual({ error: 'invalid or revoked credentials', code: 'UNAUTHORIZED', hint: expect.stringContaining('agw login') });
+    expect(JSON.parse(r.stderr)).toEqual({ error: 'invalid or revoked credentials', code: 'UNAUTHORIZED', hint: expect.stringContaining('the key in AGW_API_KEY was refused') });
+  });
+
+  test('issue #33 item 13: a refused key\'s hint says where the key came from and never goes in circles', async () => {
+    const fromEnv = await env.run(['wallet'], { env: { AGW_API_KEY: 'agw_bad' } });
+    expect(fromEnv.code).toBe(1);
+    const envHint = /hint: (.*)/.exec(fromEnv.stderr)![1];
+    expect(envHint).toContain('the key in AGW_API_KEY was refused');
+    expect(envHint).toContain('unset AGW_API_KEY');
+    expect(envHint).not.toMatch(/or set AGW_API_KEY/);
+
+    const other = cliEnv({ AGW_BASE_URL: f.d.url });
+    try {
+      const gone = await f.d.user({ tier: 'free' });
+      expect((await other.run(['login', '--with-token'], { input: gone.key })).code).toBe(0);
+      expect((await f.d.fetch(`/keys/${gone.keyId}`, { method: 'DELETE', key: gone.key })).status).toBe(200);
+      const stored = await other.run(['wallet']);
+      expect(stored.code).toBe(1);
+      const hint = /hint: (.*)/.exec(stored.stderr)![1];
+      expect(hint).toContain('the key saved for this profile was refused');
+      expect(hint).toContain('agw login');
+      expect(hint).not.toContain('AGW_API_KEY');
+    } finally {
+      other.cleanup();
+    }
   });
 });
 
-describe('agw spend (portal session only)', () => {
-  test('without a session it fails with a hint; after login --email, --json equals the API answer', async () => {
-    const none = await env.run(['spend']);
-    expect(none.code).toBe(1);
-    expect(none.stderr).toContain('error NO_SESSION');
-    expect(none.stderr).toContain('hint: log in to the portal: agw login --email');
-
-    expect((await env.run(['login', '--email', ada.email], { input: ada.password })).code).toBe(0);
+describe('agw spend: one login is enough', () => {
+  test('logged in with a key (issue #33 item 12: no NO_SESSION); after login --email, --json equals the API answer', async () => {
     const { cookie } = await portalLogin(f.d, ada);
     const session = async (path: string) => (await f.d.fetch(path, { headers: { cookie } })).json();
     const noSince = (x: { range: { since: string } }) => ({ ...x, range: { ...x.range, since: undefined } });
+    const withKey = await env.run(['spend', '--json', '--range', '7d']);
+    expect(withKey.code, withKey.stderr).toBe(0);
+    expect(noSince(json(withKey))).toEqual(noSince((await session('/portal/spend/summary?range=7d')) as never));
+
+    expect((await env.run(['login', '--email', ada.email], { input: ada.password })).code).toBe(0);
 
     const r = await env.run(['spend', '--json', '--range', '7d']);
     expect(r.code).toBe(0);
@@ -190,5 +232,14 @@ describe('agw spend (portal session only)', () => {
     expect((await env.run(['spend', '--range', '400d'])).code).toBe(2);
     const missing = await env.run(['spend', '--project', 'prj_nope']);
     expect(missing.code).toBe(1);
+  });
+
+  test('a key with limits does not read the account\'s spend: 403 with a hint that does not go in circles', async () => {
+    const made = await f.d.fetch('/keys', { method: 'POST', key: ada.key, json: { name: 'ci', limits: { budget: 1 } } });
+    const limited = (await made.json()).key as string;
+    const r = await env.run(['spend'], { env: { AGW_API_KEY: limited, AGW_PROFILE: 'nobody' } });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('error FORBIDDEN: a key with limits or an expiry cannot read the account’s spend');
+    expect(r.stderr).toContain('hint: log in as the account to see its spend');
   });
 });

@@ -54,7 +54,11 @@ test('agw login stores OAuth tokens; an expired access token is refreshed silent
   expect(login.code).toBe(0);
   expect(login.stdout).toContain(`logged in to ${d.url} as ${user.id}`);
   const who = json(await env.run(['whoami', '--json']));
-  expect(who).toEqual({ profile: 'default', baseUrl: d.url, kind: 'oauth', source: 'file', userId: user.id, tier: 'free' });
+  expect(who).toEqual({ profile: 'default', baseUrl: d.url, kind: 'oauth', source: 'file', userId: user.id, email: user.email, tier: 'free', credentials: 'oauth' });
+  // issue #33 item 12: one login is enough, `agw spend` included
+  const spent = await env.run(['spend', '--json']);
+  expect(spent.code, spent.stderr).toBe(0);
+  expect(json<{ totals: { calls: number } }>(spent).totals.calls).toBe(0);
 
   const file = join(env.configDir, 'credentials.json');
   const stored = () => JSON.parse(readFileSync(file, 'utf8')).profiles.default.oauth as { accessToken: string; refreshToken: string; expiresAt: number };

@@ -55,9 +55,10 @@ describe('agw login --with-token', () => {
 
     const who = await env.run(['whoami', '--json']);
     expect(who.code).toBe(0);
-    expect(json(who)).toEqual({ profile: 'default', baseUrl: d.url, kind: 'key', source: 'file', userId: alice.id, tier: 'free' });
+    expect(json(who)).toEqual({ profile: 'default', baseUrl: d.url, kind: 'key', source: 'file', userId: alice.id, email: alice.email, tier: 'free', credentials: 'key' });
     const text = await env.run(['whoami']);
-    expect(text.stdout).toContain(alice.id);
+    // issue #33 item 15: the email first, the id beside it
+    expect(text.stdout).toContain(`user         ${alice.email} (${alice.id})`);
     expect(text.stdout).not.toMatch(ANSI);
   });
 
@@ -66,7 +67,7 @@ describe('agw login --with-token', () => {
     const wrong = await env.run(['login', '--with-token', '--base-url', d.url], { input: 'agw_not_a_real_key' });
     expect(wrong.code).toBe(1);
     expect(wrong.stderr).toContain('error UNAUTHORIZED');
-    expect(wrong.stderr).toContain('hint: ');
+    expect(wrong.stderr).toContain('hint: the key given to agw login was refused');
     expect(() => statSync(join(env.configDir, 'credentials.json'))).toThrow();
     expect((await env.run(['login', '--with-token', '--base-url', d.url], { input: 'sk-something' })).code).toBe(2);
     expect((await env.run(['login', '--with-token', '--base-url', d.url], { input: '' })).code).toBe(2);
@@ -131,7 +132,11 @@ describe('profiles', () => {
     const stored = JSON.parse(readFileSync(join(env.configDir, 'credentials.json'), 'utf8'));
     expect(stored.profiles.default.session.cookie).toMatch(/^\S{20,}$/);
     const who = json(await env.run(['whoami', '--json']));
-    expect(who).toMatchObject({ kind: 'session', userId: alice.id, email: alice.email });
+    expect(who).toMatchObject({ kind: 'session', userId: alice.id, email: alice.email, credentials: 'session' });
+    // with a key stored too, whoami says both and which one commands use
+    expect((await env.run(['login', '--with-token'], { input: alice.key })).code).toBe(0);
+    const both = await env.run(['whoami']);
+    expect(both.stdout).toContain('credentials  key+session (commands use the key; the session for agw logout and the portal)');
     expect(JSON.stringify(who)).not.toContain(stored.profiles.default.session.cookie);
 
     // a state-changing call with the session carries its CSRF token; logout ends the session on the server

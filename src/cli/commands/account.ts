@@ -79,12 +79,12 @@ export async function providers(id: string | undefined, opts: GlobalOpts): Promi
   }
 }
 
-/** "$4.20 available, $0.35 held by 3 calls in flight": what a new call can be admitted against. */
+/** "$4.20 ($0.35 held by 3 calls in flight)": what a new call can be admitted against (the row is named "available"). */
 function availableText(w: Wallet & { held?: number; heldCalls?: number }): string {
   const held = w.held ?? 0;
   const available = Math.max(0, Math.round((w.balance + w.monthlyAllowanceRemaining - held) * 1e9) / 1e9);
   const calls = w.heldCalls ?? 0;
-  return held > 0 || calls > 0 ? `${usd(available)} available, ${usd(held)} held by ${calls} call${calls === 1 ? '' : 's'} in flight` : `${usd(available)} available`;
+  return held > 0 || calls > 0 ? `${usd(available)} (${usd(held)} held by ${calls} call${calls === 1 ? '' : 's'} in flight)` : usd(available);
 }
 
 function printWallet(w: Wallet & { held?: number; heldCalls?: number }): void {

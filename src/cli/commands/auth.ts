@@ -1,6 +1,6 @@
 /** `agw login`, `logout`, `whoami` and `profile list|use`. */
 import { Api } from '../api.js';
-import { loadOAuthModule, resolveAuth, toEpochMs, type GlobalOpts } from '../auth.js';
+import { loadOAuthModule, resolveAuth, toEpochMs, type AuthState, type GlobalOpts } from '../auth.js';
 import { deleteCredentials, loadCredentials, saveCredentials, type Credentials, type PortalSession } from '../credentials.js';
 import { CliError, UsageError } from '../errors.js';
 import { bold, dim, printJson, printKv, printTable } from '../output.js';
@@ -50,7 +50,13 @@ export async function login(opts: LoginOpts): Promise<void> {
     const key = await readSecret('agw key: ');
     if (!key) throw new UsageError('no key on stdin', 'pipe it in: agw login --with-token < key.txt');
     if (!key.startsWith('agw_')) throw new UsageError('that is not an agw_ key', 'keys start with agw_; create one in the portal or with agw admin key create');
-    who = await identify(target, key);
+    who = await identify(target, key).catch((e: unknown) => {
+      // the key refused is the one just given, not AGW_API_KEY nor a stored one
+      if (e instanceof CliError && (e as { status?: number }).status === 401) {
+        throw Object.assign(new CliError(e.message, 'the key given to agw login was refused (mistyped, revoked or expired): check it, or make one in the portal or with agw keys create', e.code), { status: 401 });
+      }
+      throw e;
+    });
     Object.assign(creds, { apiKey: key, oauth: undefined });
     kind = 'key';
   } else if (opts.email) {
@@ -114,18 +120,44 @@ export async function logout(opts: GlobalOpts): Promise<void> {
 export async function whoami(opts: GlobalOpts): Promise<void> {
   const auth = await resolveAuth(opts);
   const { target, bearer, session } = auth;
-  let out: Record<string, unknown>;
-  if (bearer) {
-    const who = await identify(target, bearer.token);
-    out = { profile: target.profile, baseUrl: target.baseUrl, kind: bearer.kind, source: bearer.source, userId: who.userId ?? null, tier: who.tier ?? null };
-  } else if (session) {
-    const me = await new Api(auth).get<{ userId: string; email: string; tier: string }>('/portal/me', { auth: 'session' });
-    out = { profile: target.profile, baseUrl: target.baseUrl, kind: 'session', source: auth.store, userId: me.userId, email: me.email, tier: me.tier };
-  } else {
-    throw new CliError(`not logged in (profile ${target.profile})`, 'log in: agw login --with-token < key.txt (or set AGW_API_KEY)', 'NOT_LOGGED_IN');
+  if (!bearer && !session) {
+    throw new CliError(`not logged in (profile ${target.profile})`, 'log in: agw login (browser), agw login --with-token < key.txt, or set AGW_API_KEY', 'NOT_LOGGED_IN');
   }
-  if (opts.json) printJson(out);
-  else printKv(Object.entries(out) as [string, string][]);
+  // what commands send: the key or OAuth login (AGW_API_KEY first), the portal session for the portal's own routes
+  const kind = bearer ? bearer.kind : 'session';
+  const credentials = [bearer && (bearer.source === 'env' ? 'AGW_API_KEY' : bearer.kind), session && 'session'].filter(Boolean).join('+');
+  const me = await accountOf(auth);
+  const out: Record<string, unknown> = {
+    profile: target.profile,
+    baseUrl: target.baseUrl,
+    kind,
+    source: bearer ? bearer.source : auth.store,
+    userId: me.userId ?? null,
+    email: me.email ?? null,
+    tier: me.tier ?? null,
+    credentials,
+  };
+  if (opts.json) return printJson(out);
+  printKv([
+    ['user', me.email ? `${me.email} (${me.userId})` : (me.userId ?? '?')],
+    ['tier', me.tier ?? '?'],
+    ['profile', target.profile],
+    ['base url', target.baseUrl],
+    ['credentials', `${credentials}${bearer && session ? ` (commands use the ${kind === 'key' ? 'key' : 'OAuth login'}; the session for agw logout and the portal)` : ''}`],
+    ['source', String(out.source ?? '-')],
+  ]);
+}
+
+/** The account behind the credentials (GET /api/account; an older daemon: the entitlements, or the session's /portal/me). */
+async function accountOf(auth: AuthState): Promise<{ userId?: string; email?: string | null; tier?: string }> {
+  const api = new Api(auth);
+  try {
+    return await api.get<{ userId: string; email: string | null; tier: string }>('/account', { auth: 'account' });
+  } catch (e) {
+    if ((e as { status?: number }).status !== 404) throw e;
+  }
+  if (auth.bearer) return identify(auth.target, auth.bearer.token);
+  return api.get<{ userId: string; email: string; tier: string }>('/portal/me', { auth: 'session' });
 }
 
 const kinds = (c: Credentials) => [c.apiKey && 'key', c.oauth && 'oauth', c.session && 'session'].filter(Boolean).join('+');

@@ -17,12 +17,20 @@ interface ChatOpts extends GlobalOpts {
 
 const CHAT_TIMEOUT_MS = 10 * 60_000;
 
+/**
+ * The output cap `agw chat` asks for unless told otherwise: enough for a terminal answer,
+ * and a call is held (and admitted) for its cap, so "hi" need not hold the model's whole
+ * output limit (32k tokens or more). `--max-tokens max` sends none: the model's own limit.
+ */
+export const DEFAULT_CHAT_MAX_TOKENS = 1024;
+
 function buildBody(prompt: string, o: ChatOpts): Record<string, unknown> {
   const messages = [...(o.system ? [{ role: 'system', content: o.system }] : []), { role: 'user', content: prompt }];
   const body: Record<string, unknown> = { model: o.model, messages, stream: Boolean(o.stream) };
-  if (o.maxTokens !== undefined) {
+  if (o.maxTokens === undefined) body.max_tokens = DEFAULT_CHAT_MAX_TOKENS;
+  else if (o.maxTokens !== 'max') {
     const n = Number(o.maxTokens);
-    if (!Number.isInteger(n) || n < 1) throw new UsageError('--max-tokens must be an integer of at least 1');
+    if (!Number.isInteger(n) || n < 1) throw new UsageError('--max-tokens must be an integer of at least 1, or max (the model’s own limit)');
     body.max_tokens = n;
   }
   if (o.temperature !== undefined) {
@@ -42,7 +50,9 @@ export async function chat(promptArg: string | undefined, opts: ChatOpts): Promi
   if (!prompt) throw new UsageError('the prompt is empty');
   const body = buildBody(prompt, opts);
   const api = await Api.open(opts);
-  const res = await api.send('POST', '/gateway/chat', { auth: 'bearer', json: body, timeoutMs: CHAT_TIMEOUT_MS });
+  const res = await api.send('POST', '/gateway/chat', { auth: 'bearer', json: body, timeoutMs: CHAT_TIMEOUT_MS }).catch((e: unknown) => {
+    throw fundsHint(e, body.max_tokens as number | undefined);
+  });
   const requestId = res.headers.get('x-request-id');
   const provider = res.headers.get('x-service-resolved-provider');
   const model = res.headers.get('x-service-resolved-model');
@@ -77,6 +87,20 @@ export async function chat(promptArg: string | undefined, opts: ChatOpts): Promi
     const cost = (await recordOf(api, requestId))?.cost;
     process.stdout.write(dim(`${provider}/${model}${cost === undefined ? '' : ` · ${usd(cost)}`}${requestId ? ` · ${requestId}` : ''}`) + '\n');
   }
+}
+
+/**
+ * A 402 for this call's hold when a shorter answer would fit: name `--max-tokens` (the
+ * wallet covers about N output tokens) besides topping up.
+ */
+function fundsHint(e: unknown, asked: number | undefined): unknown {
+  if (!(e instanceof CliError) || e.code !== 'INSUFFICIENT_FUNDS') return e;
+  const d = (e as CliError & { details?: { maxAffordableTokens?: unknown } }).details ?? {};
+  const fits = typeof d.maxAffordableTokens === 'number' ? Math.floor(d.maxAffordableTokens) : 0;
+  if (fits < 1) return e;
+  const cap = asked === undefined ? 'the model’s own output limit' : `${asked} output tokens`;
+  const hint = `ask for a shorter answer: --max-tokens ${fits} (the wallet covers about ${fits} output tokens; this call asked for ${cap}), or top up: agw wallet topup AMOUNT`;
+  return Object.assign(new CliError(e.message, hint, e.code), { details: d });
 }
 
 /**

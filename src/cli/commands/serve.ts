@@ -1,4 +1,7 @@
+import { writeSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { isatty } from 'node:tty';
+import { formatUsd } from '../../shared/format.js';
 import { ConfigError, loadConfig } from '../../shared/config/load.js';
 import { configFileFor, defaultDataDir } from '../../daemon/paths.js';
 import { CliError, UsageError, storeError } from '../errors.js';
@@ -27,7 +30,8 @@ export async function serve(opts: ServeOpts): Promise<void> {
   const { startDaemon } = await import('../../daemon/serve.js');
   let daemon;
   try {
-    daemon = await startDaemon({ port, host: opts.host, dataDir, config, demo: opts.demo });
+    // on a terminal the listening line and the banner come first, the start-up's log lines after them
+    daemon = await startDaemon({ port, host: opts.host, dataDir, config, demo: opts.demo, holdLogs: !opts.json && isatty(2) });
   } catch (e) {
     const code = (e as { code?: string }).code;
     if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL')
@@ -55,14 +59,17 @@ export async function serve(opts: ServeOpts): Promise<void> {
   // Handlers are in place before the listening line: a supervisor may signal at once.
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
-  const out = (s: string) => process.stdout.write(s + '\n');
+  // written to the descriptor at once: the daemon runs in a worker (serve-host.ts), whose
+  // process.stdout reaches the terminal through the main thread, after log lines written
+  // to fd 2 directly; the banner must come before the start-up's log lines
+  const out = (s: string) => writeSync(1, s + '\n');
   if (opts.json) out(JSON.stringify({ event: 'listening', url: daemon.url }));
   else out(`agw listening on ${daemon.url}`);
   const seeded = daemon.demo?.seeded;
   if (seeded) {
     const lines = [
       '',
-      'demo mode: simulated openai and anthropic upstreams, demo user with $10 in the wallet',
+      `demo mode: simulated openai and anthropic upstreams, demo user with ${formatUsd(seeded.balance)} in the wallet`,
       `  portal login  ${seeded.email} / ${seeded.password}  at ${daemon.url}/`,
       `  API key       ${seeded.key}`,
       '  try:',
@@ -70,8 +77,9 @@ export async function serve(opts: ServeOpts): Promise<void> {
       `    -d '{"model":"smart-pro","messages":[{"role":"user","content":"Hello"}]}'`,
     ];
     if (opts.json) out(JSON.stringify({ event: 'demo', ...seeded, url: daemon.url }));
-    else process.stdout.write(lines.join('\n') + '\n');
+    else out(lines.join('\n'));
   }
+  daemon.releaseLogs();
   await new Promise<void>(() => {});
 }
 

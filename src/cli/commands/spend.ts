@@ -1,4 +1,8 @@
-/** `agw spend [--range 30d] [--project UID] [--by provider|project|key]`: the portal spend reports (session cookie only, by spec). */
+/**
+ * `agw spend [--range 30d] [--project UID] [--by provider|project|key]`: the spend reports.
+ * With a key or an OAuth login: `/api/spend/*` (agw's addition, the account's credentials);
+ * with only a portal session: the spec's `/api/portal/spend/*` (session cookie).
+ */
 import { Api } from '../api.js';
 import type { GlobalOpts } from '../auth.js';
 import { UsageError } from '../errors.js';
@@ -24,14 +28,15 @@ export async function spend(opts: GlobalOpts & { range?: string; project?: strin
   if (opts.by !== undefined && !BY.includes(opts.by)) throw new UsageError(`--by must be one of ${BY.join(', ')}, got ${opts.by}`);
   if (opts.by !== undefined && opts.project) throw new UsageError('--by and --project do not go together: a project’s spend is by provider');
   const api = await Api.open(opts);
+  const get = <T>(path: string) => report<T>(api, path, range);
   if (opts.project) {
-    const p = await api.get<ProjectSpend>(`/portal/spend/projects/${encodeURIComponent(opts.project)}`, { auth: 'session', query: { range } });
+    const p = await get<ProjectSpend>(`/projects/${encodeURIComponent(opts.project)}`);
     if (opts.json) return printJson(p);
     process.stdout.write(`${bold(p.project.name)} (${p.project.uid}), last ${p.range.days} days since ${when(p.range.since)}\n`);
     printTable(PROJECT_HEAD, [...p.byProvider.map((x) => projectRow(x.providerId, x)), projectRow('total', p.totals)]);
     return;
   }
-  const s = await api.get<Summary>('/portal/spend/summary', { auth: 'session', query: { range } });
+  const s = await get<Summary>('/summary');
   if (opts.json) return printJson(s);
   process.stdout.write(`last ${s.range.days} days since ${when(s.range.since)}\n\n`);
   const by = new Set(opts.by ? [opts.by] : ['provider', 'project']);
@@ -48,4 +53,20 @@ export async function spend(opts: GlobalOpts & { range?: string; project?: strin
     const all = Math.round((s.totals.customerCost + s.purchases.amount) * 1e9) / 1e9;
     process.stdout.write(`\nskill purchases: ${s.purchases.count}, ${usd(s.purchases.amount)}\ncharged in all: ${usd(all)} (calls ${usd(s.totals.customerCost)} + skills ${usd(s.purchases.amount)})\n`);
   }
+}
+
+/**
+ * One report. One login is enough: a key or an OAuth login reads it at `/spend` (agw's
+ * addition); a portal session at the spec's `/portal/spend`. A key with limits is refused
+ * at `/spend` (403): then a portal session, if there is one, reads it.
+ */
+async function report<T>(api: Api, path: string, range: string): Promise<T> {
+  if (api.auth.bearer) {
+    try {
+      return await api.get<T>(`/spend${path}`, { auth: 'bearer', query: { range } });
+    } catch (e) {
+      if (!api.auth.session || (e as { status?: number }).status !== 403) throw e;
+    }
+  }
+  return api.get<T>(`/portal/spend${path}`, { auth: 'session', query: { range } });
 }

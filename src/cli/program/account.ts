@@ -114,7 +114,7 @@ export function registerAccount(program: Command): void {
     .option('-m, --model <model>', 'model id or alias (agw entitlements lists yours)', 'smart-lite')
     .option('-s, --system <text>', 'system message')
     .option('--stream', 'print tokens as they arrive')
-    .option('--max-tokens <n>', 'at most this many output tokens')
+    .option('--max-tokens <n>', 'at most this many output tokens (default 1024; max: the model’s own limit)')
     .option('--temperature <t>', 'sampling temperature, 0 to 2')
     .option('--json', 'print the API answer (with --stream: {provider, model, content, usage})')
     .addHelpText('after', examples('agw chat "Say hello"', 'agw chat "Write a haiku" --model smart-pro --stream', 'git diff | agw chat --system "Review this diff" -m smart-lite'))

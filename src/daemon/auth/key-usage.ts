@@ -13,11 +13,30 @@ export const LAST_USED_RESOLUTION_MS = 60_000;
 
 const pending = new WeakMap<Db, Map<string, number>>();
 
+/**
+ * Uses noted on this daemon and not yet written (key id -> minute), until their flush has
+ * committed: what a key's `lastUsedAt` shows on this daemon at once. Key ids are unique, so
+ * one map serves every store of the process; it holds only keys used since the last flush.
+ */
+const unwritten = new Map<string, number>();
+
 /** A use of key `keyId` now (rounded down to the minute). */
 export function noteKeyUse(db: Db, keyId: string, now = Date.now()): void {
   let uses = pending.get(db);
   if (!uses) pending.set(db, (uses = new Map()));
-  uses.set(keyId, now - (now % LAST_USED_RESOLUTION_MS));
+  const minute = now - (now % LAST_USED_RESOLUTION_MS);
+  uses.set(keyId, minute);
+  unwritten.set(keyId, minute);
+}
+
+/**
+ * A key's `lastUsedAt` (epoch ms) as this daemon knows it: the stored one, or a use noted
+ * here that the next flush will write, whichever is later.
+ */
+export function lastUsedOf(keyId: string, stored: number | null): number | null {
+  const noted = unwritten.get(keyId);
+  if (noted === undefined) return stored === null ? null : Number(stored);
+  return stored === null ? noted : Math.max(Number(stored), noted);
 }
 
 /** Writes the uses noted so far (one transaction); how many keys it updated. */
@@ -32,6 +51,8 @@ export async function flushKeyUses(db: Db): Promise<number> {
         await q.run('UPDATE api_keys SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)', [at, id, at]);
       }
     });
+    // written: the store shows them now (a later use noted meanwhile stays)
+    for (const [id, at] of rows) if (unwritten.get(id) === at && !pending.get(db)!.has(id)) unwritten.delete(id);
   } catch (err) {
     // kept for the next flush (a later use of the same key wins)
     const now = pending.get(db)!;

@@ -128,6 +128,14 @@ export function requireScope(req: FastifyRequest, scope: string): void {
   }
 }
 
+/**
+ * A key with limits, an expiry, or made with a limited key: it is not the account, and
+ * reads only what it is scoped to (keys/service.ts's rule; the account's spend is not).
+ */
+export function isLimitedKey(p: Principal | undefined): boolean {
+  return p?.kind === 'key' && (p.limits !== null || p.expiresAt !== null || (p.ancestors?.length ?? 0) > 0);
+}
+
 /** The calling user; throws 403 for the master token on user-only endpoints. */
 export function userOf(req: FastifyRequest): UserPrincipal {
   const p = req.principal;

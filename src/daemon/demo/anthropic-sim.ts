@@ -44,7 +44,13 @@ function frame(event: string, data: string): string {
   return `event: ${event}\ndata: ${data}\n\n`;
 }
 
-function messages(ctx: SimContext): void {
+/**
+ * Anthropic's answer for a model it does not have: HTTP 404 `not_found_error`
+ * (https://docs.anthropic.com/en/api/errors).
+ */
+const unknownModel = (model: string): string => anError('not_found_error', `model: ${model}`);
+
+function messages(ctx: SimContext, knownModels?: (model: string) => boolean): void {
   let body: Record<string, unknown>;
   try {
     body = JSON.parse(ctx.body) as Record<string, unknown>;
@@ -56,6 +62,7 @@ function messages(ctx: SimContext): void {
   const msgs = body.messages;
   if (typeof model !== 'string' || model === '') return badRequest(ctx, 'model: Field required');
   if (!Array.isArray(msgs)) return badRequest(ctx, 'messages: Field required');
+  if (knownModels && !knownModels(model)) return sendJson(ctx.res, 404, unknownModel(model));
   if (typeof body.max_tokens !== 'number') return badRequest(ctx, 'max_tokens: Field required');
   const maxTokens = body.max_tokens;
   let lastUser = '';
@@ -155,7 +162,7 @@ export function startAnthropicSim(opts: SimOptions = {}): Promise<SimUpstream> {
           return badRequest(ctx, 'anthropic-version: header is required');
         }
         const { method, path } = ctx;
-        if (method === 'POST' && path === '/v1/messages') return messages(ctx);
+        if (method === 'POST' && path === '/v1/messages') return messages(ctx, opts.knownModels);
         if (ctx.drop) {
           ctx.res.destroy();
           return;

@@ -40,7 +40,14 @@ function badRequest(ctx: SimContext, message: string): void {
   sendJson(ctx.res, 400, oaError(message, 'invalid_request_error', null));
 }
 
-function chat(ctx: SimContext): void {
+/**
+ * OpenAI's answer for a model that does not exist (HTTP 404, code `model_not_found`):
+ * https://platform.openai.com/docs/guides/error-codes (404 "model not found").
+ */
+const unknownModel = (model: string): string =>
+  oaError(`The model \`${model}\` does not exist or you do not have access to it.`, 'invalid_request_error', 'model_not_found');
+
+function chat(ctx: SimContext, knownModels?: (model: string) => boolean): void {
   let body: Record<string, unknown>;
   try {
     body = JSON.parse(ctx.body) as Record<string, unknown>;
@@ -52,6 +59,7 @@ function chat(ctx: SimContext): void {
   const messages = body.messages;
   if (typeof model !== 'string' || model === '') return badRequest(ctx, "Missing required parameter: 'model'.");
   if (!Array.isArray(messages)) return badRequest(ctx, "Missing required parameter: 'messages'.");
+  if (knownModels && !knownModels(model)) return sendJson(ctx.res, 404, unknownModel(model));
   const stream = body.stream === true;
   if (ctx.drop && !stream) {
     ctx.res.destroy();
@@ -124,7 +132,7 @@ export function startOpenAiSim(opts: SimOptions = {}): Promise<SimUpstream> {
           return sendJson(ctx.res, 401, BAD_KEY_BODY);
         }
         const { method, path } = ctx;
-        if (method === 'POST' && (path === '/v1/chat/completions' || path === '/chat/completions')) return chat(ctx);
+        if (method === 'POST' && (path === '/v1/chat/completions' || path === '/chat/completions')) return chat(ctx, opts.knownModels);
         if (ctx.drop) {
           ctx.res.destroy();
           return;

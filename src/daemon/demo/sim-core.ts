@@ -36,6 +36,12 @@ export interface SimOptions {
   apiKey?: string;
   /** Delay between streamed chunks, for a realistic-looking demo (default 0). */
   chunkDelayMs?: number;
+  /**
+   * The models the provider has: a chat call naming another one is answered 404 as the
+   * provider answers it (`agw serve --demo` passes the catalog's). Unset: any model is
+   * served (the test suites send made-up ones on purpose).
+   */
+  knownModels?: (model: string) => boolean;
 }
 
 export const MAX_RECORDED = 10_000;

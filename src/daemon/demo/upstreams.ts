@@ -29,6 +29,8 @@ export interface DemoUpstreamsOptions {
   chunkDelayMs?: number;
   openaiApiKey?: string;
   anthropicApiKey?: string;
+  /** Each provider's models (see SimOptions.knownModels); unset: any model is served. */
+  knownModels?: (provider: 'openai' | 'anthropic', model: string) => boolean;
 }
 
 export interface DemoUpstreams {
@@ -39,10 +41,12 @@ export interface DemoUpstreams {
 
 export async function startDemoUpstreams(opts: DemoUpstreamsOptions = {}): Promise<DemoUpstreams> {
   const common = { host: opts.host, record: opts.record ?? false, chunkDelayMs: opts.chunkDelayMs };
-  const openai = await startOpenAiSim({ ...common, port: opts.openaiPort, apiKey: opts.openaiApiKey });
+  const known = opts.knownModels;
+  const knows = (provider: 'openai' | 'anthropic') => (known ? (m: string) => known(provider, m) : undefined);
+  const openai = await startOpenAiSim({ ...common, port: opts.openaiPort, apiKey: opts.openaiApiKey, knownModels: knows('openai') });
   let anthropic: SimUpstream;
   try {
-    anthropic = await startAnthropicSim({ ...common, port: opts.anthropicPort, apiKey: opts.anthropicApiKey });
+    anthropic = await startAnthropicSim({ ...common, port: opts.anthropicPort, apiKey: opts.anthropicApiKey, knownModels: knows('anthropic') });
   } catch (err) {
     await openai.close();
     throw err;

@@ -1,5 +1,6 @@
 import type { Target } from '../../shared/config/defaults.js';
 import type { ResolvedConfig } from '../../shared/config/resolve.js';
+import { didYouMean, didYouMeanText } from '../../shared/did-you-mean.js';
 import { AgwError, type ErrorCode } from '../../shared/errors.js';
 import { PROVIDERS, type ModelBand, type ProviderDef } from '../../shared/providers/index.js';
 import { tierOf } from '../money/calls.js';
@@ -73,10 +74,13 @@ function unservedModel(config: ResolvedConfig, model: string): AgwError {
   );
   const served = CHAT_PROVIDERS.join(' and ');
   if (!other) {
+    // a typo of an alias or of a catalog model id (bare or provider/model) is named
+    const names = [...config.aliases.keys(), ...[...config.models.values()].flatMap((m) => [m.model, `${m.provider}/${m.model}`])];
+    const near = didYouMean(model, names);
     return new AgwError(
       'INVALID_REQUEST',
-      `unknown model ${model}: no such model in the catalog; use an alias (GET /api/gateway/aliases) or a model id of ${CHAT_PROVIDERS.join(' or ')}`,
-      { field: 'model', reason: 'no_such_model' },
+      `unknown model ${model}: no such model in the catalog.${didYouMeanText(near)} Use an alias or a model id of ${CHAT_PROVIDERS.join(' or ')}: agw aliases lists them (GET /api/gateway/aliases)`,
+      { field: 'model', reason: 'no_such_model', ...(near.length ? { suggestions: near } : {}) },
     );
   }
   const p = other.provider;

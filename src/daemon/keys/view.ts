@@ -1,6 +1,7 @@
 import { nanoToUsd } from '../../shared/money.js';
 import type { KeyT } from '../../shared/schemas/keys.js';
 import { budgetPeriodEnd, budgetPeriodKey, type KeyLimits } from '../money/key-limits.js';
+import { lastUsedOf } from '../auth/key-usage.js';
 import type { Queryable } from '../store/db.js';
 import { boundsOfRow, type ApiKeyRow } from '../store/keys.js';
 
@@ -28,7 +29,7 @@ export function keyView(row: ApiKeyRow, spentNano: number): KeyT {
     name: row.name,
     prefix: keyPrefix(row.lookup),
     createdAt: iso(row.created_at)!,
-    lastUsedAt: iso(row.last_used_at),
+    lastUsedAt: iso(lastUsedOf(row.id, row.last_used_at)), // a use on this daemon shows at once
     expiresAt: iso(b.expiresAt),
     revoked: row.revoked_at !== null,
     limits: limitsView(b.limits),

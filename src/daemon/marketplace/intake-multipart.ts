@@ -8,7 +8,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AgwError } from '../../shared/errors.js';
 import { BUNDLE_PATH, MAX_FILE_BYTES, MAX_FILES } from '../../shared/bundle/index.js';
 import { discardStaged, type StagedFile, type StagedUpload } from './staged.js';
-import { clientGone, stalled, tooSlow, unterminated, Watchdog, type UploadLimits } from './upload-guard.js';
+import { clientGone, stalled, tooSlow, unterminated, Watchdog, watchCloseDelimiter, type UploadLimits } from './upload-guard.js';
 
 /** Busboy limits for publish: one more than allowed, so "too many" / "too large" are detectable. */
 export const MULTIPART_LIMITS = {
@@ -35,8 +35,8 @@ export interface MultipartIntake {
  *
  * Bounded: every part and file chunk re-arms an idle timer. When nothing arrives for
  * `limits.idleMs` (408; 400 when the body had ended without its closing boundary), when
- * the upload is not done after `limits.deadlineMs` (408), or when the client closes the
- * connection, the intake stops at once: the file being written is closed and the temp
+ * the upload is not done after `limits.deadlineMs` (408), when the body ends without its
+ * closing boundary (400, at once), or when the client closes the connection, the intake stops at once: the file being written is closed and the temp
  * directory removed (again when the abandoned parser settles, for anything it left).
  */
 export async function intakeMultipart(req: FastifyRequest, reply: FastifyReply, tmpRoot: string, limits: UploadLimits): Promise<MultipartIntake> {
@@ -48,6 +48,7 @@ export async function intakeMultipart(req: FastifyRequest, reply: FastifyReply, 
   let halted = false;
   const halt = (e: AgwError) => {
     halted = true;
+    state.halted = e; // a part the parser hands over after this is not read
     dog.stop();
     state.abort?.(e); // the file being written ends now, and its descriptor with it
     stop(e);
@@ -60,6 +61,8 @@ export async function intakeMultipart(req: FastifyRequest, reply: FastifyReply, 
   };
   reply.raw.once('close', onClose);
   const work = readParts(req, upload, state, () => dog.touch());
+  // readParts has piped the request into the parser by now (synchronously): watch the same bytes
+  const unwatch = watchCloseDelimiter(req.raw, req.headers['content-type'], () => halt(unterminated()));
   try {
     return await Promise.race([work, stopped]);
   } catch (e) {
@@ -68,6 +71,7 @@ export async function intakeMultipart(req: FastifyRequest, reply: FastifyReply, 
     throw multipartError(e);
   } finally {
     dog.stop();
+    unwatch();
     reply.raw.off('close', onClose);
     // an abandoned parser settles when the connection closes: remove what it wrote meanwhile
     if (halted) void work.catch(() => undefined).then(() => discardStaged(upload));
@@ -77,6 +81,7 @@ export async function intakeMultipart(req: FastifyRequest, reply: FastifyReply, 
 /** How to end the part being read now. */
 interface PartState {
   abort?: (e: Error) => void;
+  halted?: Error;
 }
 
 async function readParts(req: FastifyRequest, upload: StagedUpload, state: PartState, touch: () => void): Promise<MultipartIntake> {
@@ -84,6 +89,10 @@ async function readParts(req: FastifyRequest, upload: StagedUpload, state: PartS
   let fault: AgwError | undefined;
   try {
     for await (const part of req.parts()) {
+      if (state.halted) {
+        if (part.type === 'file') part.file.destroy(state.halted);
+        throw state.halted;
+      }
       touch();
       if (part.type === 'field') {
         if (part.fieldname === FILES_FIELD) fault ??= badRequest('each "files" part must be a file with a filename (its path in the bundle)');
@@ -128,6 +137,7 @@ async function spool(stream: Readable, path: string, tmpFile: string, touch: () 
     sink.destroy(e);
     stream.destroy(e);
   };
+  if (state.halted) state.abort(state.halted);
   await pipeline(stream, meter, sink);
   if (size > MAX_FILE_BYTES) {
     await rm(tmpFile, { force: true });

@@ -33,6 +33,47 @@ export function clientGone(): AgwError {
   return new AgwError('INVALID_REQUEST', 'the client closed the connection during the upload', { field: 'body', location: 'body' }, CLOSE);
 }
 
+/** The boundary of a `multipart/form-data; boundary=…` content type (quoted or not). */
+export function boundaryOf(contentType: string | undefined): string | null {
+  const m = /;\s*boundary=(?:"([^"]{1,70})"|([^\s;"]{1,70}))/i.exec(contentType ?? '');
+  return m ? (m[1] ?? m[2]) : null;
+}
+
+/**
+ * Watches a multipart body's bytes for its close delimiter (`--BOUNDARY--` at the start or
+ * after a line break). When the body ends without it, `unterminated` is called at once:
+ * the multipart parser would otherwise wait for more, and the request would be answered
+ * only by the idle timeout. Attach it in the tick the parser starts reading (a `data`
+ * listener added earlier would start the stream before the parser is piped). Returns a
+ * function that detaches it.
+ */
+export function watchCloseDelimiter(raw: Readable, contentType: string | undefined, unterminated: () => void): () => void {
+  const boundary = boundaryOf(contentType);
+  if (!boundary) return () => undefined;
+  const delimiter = Buffer.from(`\r\n--${boundary}--`);
+  const keep = delimiter.length - 1;
+  let tail: Buffer = Buffer.from('\r\n'); // the body's start counts as the start of a line
+  let seen = false;
+  const onData = (chunk: Buffer) => {
+    if (seen) return;
+    const across = Buffer.concat([tail, chunk.subarray(0, keep)]);
+    if (across.includes(delimiter) || chunk.includes(delimiter)) {
+      seen = true;
+      return;
+    }
+    tail = chunk.length >= keep ? chunk.subarray(chunk.length - keep) : across.subarray(Math.max(0, across.length - keep));
+  };
+  const onEnd = () => {
+    if (!seen) unterminated();
+  };
+  raw.on('data', onData);
+  raw.once('end', onEnd);
+  return () => {
+    raw.off('data', onData);
+    raw.off('end', onEnd);
+  };
+}
+
 /** An idle timer (re-armed by `touch`) and a deadline; `fire` is called at most once. */
 export class Watchdog {
   private idle: NodeJS.Timeout | undefined;

@@ -39,6 +39,8 @@ export interface Quote {
   promptNano: number;
   outputNanoPerToken: number;
   outputCap: number;
+  /** token-priced only: the customer price of one prompt token (nano, fractional); absent = 0 */
+  inputNanoPerToken?: number;
 }
 
 /** Tokens assumed per image, audio or file part of a prompt. */
@@ -130,6 +132,7 @@ export function quoteTokens(
     promptNano,
     outputNanoPerToken,
     outputCap,
+    inputNanoPerToken: row.inputPer1M * 1000 * provider.margin,
   };
 }
 
@@ -157,10 +160,21 @@ export function dearest(quotes: readonly Quote[]): Quote {
   return quotes.reduce((a, b) => (b.nano > a.nano ? b : a));
 }
 
-/** How many output tokens `available` nano-USD covers after the prompt, for a token-priced quote. */
+/**
+ * Bytes a body grows by when the caller adds or widens its output cap (`"max_tokens":N,`):
+ * the prompt bound counts them, so the number named must leave room for them.
+ */
+const CAP_FIELD_BYTES = 32;
+
+/**
+ * How many output tokens `available` nano-USD covers after the prompt, for a token-priced
+ * quote: a call sent again with that max_tokens is admitted (its body, a few bytes longer,
+ * is allowed for).
+ */
 export function maxAffordableTokens(q: Quote, available: number): number | undefined {
   if (q.outputNanoPerToken <= 0) return undefined;
-  return Math.max(0, Math.floor((available - q.promptNano) / q.outputNanoPerToken));
+  const prompt = q.promptNano + Math.ceil(CAP_FIELD_BYTES * (q.inputNanoPerToken ?? 0));
+  return Math.max(0, Math.floor((available - prompt) / q.outputNanoPerToken));
 }
 
 /** USD for a message: whole cents when that is exact or the amount is ≥ $1, else 3 significant digits. */

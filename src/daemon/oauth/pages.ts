@@ -2,6 +2,7 @@ import type { FastifyReply } from 'fastify';
 import { escapeHtml, renderPage, sendPage } from '../web/layout.js';
 import type { OAuthClient } from './clients.js';
 import { AUTHORIZE_PARAM_NAMES, type AuthorizeParams } from './authorize.js';
+import { cspSource } from './login-return.js';
 
 /** The two pages the authorization endpoint shows, in the portal's layout: consent and "this request is bad". */
 
@@ -39,5 +40,6 @@ ${hidden}
 </form>`;
   // the form's answer redirects to the client: allow its origin as a form-action target
   const html = renderPage({ title: 'Authorize application', body, user: { email: c.email, csrfToken: c.csrfToken } });
-  return sendPage(reply, html, 200, { formActions: [new URL(c.redirectUri).origin] });
+  const source = cspSource(c.redirectUri);
+  return sendPage(reply, html, 200, { formActions: source ? [source] : [] });
 }

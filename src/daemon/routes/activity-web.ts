@@ -5,6 +5,9 @@ import { hasKey } from '../gateway/resolve.js';
 import { dailySeries, detailView, parseSince, requestView } from '../requests/view.js';
 import { DAY_MS } from '../store/spend-rollup.js';
 import { dailyRequests, decodeCursor, encodeCursor, getBodies, getRequest, listRequests, type RequestFilter } from '../store/requests.js';
+import { requestsByModel } from '../store/requests-by-model.js';
+import { listApiKeys } from '../store/keys.js';
+import { nanoToUsd } from '../../shared/money.js';
 import { activityDetailPage } from '../web/activity-detail-page.js';
 import { ACTIVITY_DAYS, activityPage, SINCE_CHOICES, type ActivityQuery } from '../web/activity-page.js';
 import { sendPage } from '../web/layout.js';
@@ -26,6 +29,7 @@ export function activityQuery(query: Record<string, unknown>): ActivityQuery {
   const since = first(query.since);
   const days = Number(first(query.days));
   const cursor = first(query.cursor);
+  const endpoint = first(query.endpoint);
   return {
     model: first(query.model),
     provider: first(query.provider, 100),
@@ -33,6 +37,7 @@ export function activityQuery(query: Record<string, unknown>): ActivityQuery {
     since: SINCE_CHOICES.some(([v]) => v === since) ? since : '',
     keyId: first(query.keyId, 100),
     project: first(query.project, 100),
+    endpoint: endpoint === 'proxy' || endpoint === 'smart' || endpoint === 'chat' ? endpoint : '',
     days: ACTIVITY_DAYS.includes(days) ? days : 7,
     cursor: CURSOR.test(cursor) ? cursor : '',
   };
@@ -49,6 +54,9 @@ const activityWeb: FastifyPluginAsync<RouteOptions> = async (app, { ctx }) => {
   app.get('/activity', { schema: { hide: true } }, async (req, reply) => {
     const user = await signedIn(ctx, req, reply);
     if (!user) return reply.redirect(loginPath(req.url), 303);
+    // the search by request id: straight to the call's page (which says so when it is not one of yours)
+    const wanted = first((req.query as Record<string, unknown>).id, 100);
+    if (wanted) return reply.redirect(`/activity/${encodeURIComponent(wanted)}`, 303);
     const query = activityQuery(req.query as Record<string, unknown>);
     const now = Date.now();
     const filter: RequestFilter = {
@@ -59,11 +67,14 @@ const activityWeb: FastifyPluginAsync<RouteOptions> = async (app, { ctx }) => {
       since: parseSince(query.since || undefined, now),
       keyId: query.keyId || undefined,
       projectId: query.project || undefined,
+      endpoint: query.endpoint || undefined,
     };
     const firstDay = Math.floor(now / DAY_MS) - query.days + 1;
-    const [page, dailyRows] = await Promise.all([
+    const [page, dailyRows, models, keys] = await Promise.all([
       listRequests(ctx.db, filter, REQUESTS_DEFAULT_LIMIT, query.cursor ? decodeCursor(query.cursor) : undefined),
       dailyRequests(ctx.db, { ...filter, since: undefined }, firstDay * DAY_MS),
+      requestsByModel(ctx.db, { ...filter, since: undefined }, firstDay * DAY_MS),
+      listApiKeys(ctx.db, user.userId),
     ]);
     const daily = dailySeries(dailyRows, firstDay, now);
     const last = page.rows[page.rows.length - 1];
@@ -77,6 +88,8 @@ const activityWeb: FastifyPluginAsync<RouteOptions> = async (app, { ctx }) => {
         daily,
         providers: [...ctx.config.providers.keys()].filter((id) => hasKey(ctx.config, id)),
         retentionDays: ctx.config.logs.retentionDays,
+        models: models.map(({ costNano, ...m }) => ({ ...m, cost: nanoToUsd(costNano) })),
+        keyNames: new Map(keys.map((k) => [k.id, k.name])),
       }),
     );
   });

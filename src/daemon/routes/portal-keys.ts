@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { errorResponses } from '../../shared/schemas/common.js';
 import { CreatedKey, CreateKeyBody, KeyIdParams, PortalKeys, RevokedKey } from '../../shared/schemas/portal.js';
 import { AgwError } from '../../shared/errors.js';
+import { lastUsedOf } from '../auth/key-usage.js';
 import { requireAuth, userOf } from '../auth/principal.js';
 import { iso, keyPrefix } from '../keys/view.js';
 import { createApiKey, listApiKeys, revokeApiKey, type ApiKeyRow } from '../store/keys.js';
@@ -14,7 +15,7 @@ function keyView(k: ApiKeyRow) {
     name: k.name,
     prefix: keyPrefix(k.lookup),
     createdAt: iso(k.created_at)!,
-    lastUsedAt: iso(k.last_used_at),
+    lastUsedAt: iso(lastUsedOf(k.id, k.last_used_at)), // a use on this daemon shows at once
     revokedAt: iso(k.revoked_at),
   };
 }

@@ -13,6 +13,7 @@ import { userByEmail, userById } from '../store/users.js';
 import { beginAttempt, forgetAttempt, LOGIN_THROTTLE, pruneAttempts, scopeKey } from '../store/login-attempts.js';
 import { clearSessionCookie, setSessionCookie } from '../web/session-cookie.js';
 import { safeNext } from '../web/next.js';
+import { loginFormActions } from '../oauth/login-return.js';
 import { sendPage } from '../web/layout.js';
 import { loginPage } from '../web/login-page.js';
 import type { RouteOptions } from './index.js';
@@ -89,7 +90,8 @@ const portalSession: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx
       } catch (e) {
         if (!html || !(e instanceof AgwError) || (e.status !== 401 && e.status !== 429)) throw e;
         if (e.headers) reply.headers(e.headers);
-        return sendPage(reply, loginPage({ next, error: e.message, email: req.body.email }), e.status);
+        // the form shown again must still be able to return to an OAuth client (see loginFormActions)
+        return sendPage(reply, loginPage({ next, error: e.message, email: req.body.email }), e.status, { formActions: await loginFormActions(ctx.db, next) });
       }
     },
   );

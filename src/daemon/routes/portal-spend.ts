@@ -11,7 +11,8 @@ import {
 } from '../../shared/schemas/portal-spend.js';
 import { AgwError } from '../../shared/errors.js';
 import { nanoToUsd } from '../../shared/money.js';
-import { requireAuth, userOf } from '../auth/principal.js';
+import type { FastifyRequest } from 'fastify';
+import { ACCOUNT_CREDENTIALS, isLimitedKey, requireAuth, userOf, type CredentialKind } from '../auth/principal.js';
 import { projectForMember } from '../store/projects.js';
 import {
   addCells,
@@ -40,26 +41,55 @@ function rangeView(r: { days: number; since: number }) {
 const byCostDesc = (a: { customerCost: number }, b: { customerCost: number }) => b.customerCost - a.customerCost;
 
 /**
- * The spec's spend reports (session cookie only: a gateway key gets 401). Totals are
- * summed in integer nano-USD from the same group rows as the breakdowns, so they equal
- * the sum of the rows exactly.
+ * The same reports at two places. `/portal/spend/*` is the spec's: session cookie only (a
+ * gateway key gets 401). `/spend/*` is agw's addition for the CLI (docs/contract-additions.md):
+ * the account's own credentials, an agw_ key without limits, an OAuth token or the session,
+ * so one login is enough for `agw spend`. A key with limits or an expiry sees only what
+ * it is scoped to, never the account's spend: 403 there.
  */
-const portalSpend: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
-  const auth = requireAuth(ctx, ['session']);
-  const security = [{ session: [] }];
+const VARIANTS: { prefix: string; kinds: readonly CredentialKind[]; security: Record<string, string[]>[]; note: string }[] = [
+  { prefix: '/portal/spend', kinds: ['session'], security: [{ session: [] }], note: 'Session cookie only (a gateway key does not work).' },
+  {
+    prefix: '/spend',
+    kinds: ACCOUNT_CREDENTIALS,
+    security: [{ bearer: [] }, { session: [] }],
+    note: 'The account’s credentials: an agw_ key without limits or expiry, an OAuth access token, or the session (agw addition; a limited key gets 403 FORBIDDEN).',
+  },
+];
+
+/** 403 for a key with limits or an expiry: it is not the account, and the account's spend is not its to read. */
+async function refuseLimitedKey(req: FastifyRequest): Promise<void> {
+  if (isLimitedKey(req.principal)) {
+    throw new AgwError('FORBIDDEN', 'a key with limits or an expiry cannot read the account’s spend: its own spend is its `spent` (agw keys list)');
+  }
+}
+
+/**
+ * The spend reports. Totals are summed in integer nano-USD from the same group rows as
+ * the breakdowns, so they equal the sum of the rows exactly.
+ */
+const portalSpend: FastifyPluginAsyncTypebox<RouteOptions> = async (app, opts) => {
+  for (const v of VARIANTS) await spendRoutes(app, opts, v);
+};
+
+async function spendRoutes(app: Parameters<FastifyPluginAsyncTypebox<RouteOptions>>[0], { ctx }: RouteOptions, v: (typeof VARIANTS)[number]): Promise<void> {
+  const auth = v.kinds.includes('key') ? [requireAuth(ctx, v.kinds), refuseLimitedKey] : requireAuth(ctx, v.kinds);
+  const security = v.security;
   const config = { validationCodes: { range: 'INVALID_RANGE' as const } };
+  const errors = v.kinds.includes('key') ? ([400, 401, 403] as const) : ([400, 401] as const);
 
   app.get(
-    '/portal/spend/summary',
+    `${v.prefix}/summary`,
     {
       preHandler: auth,
       config,
       schema: {
         tags: ['spend'],
         summary: 'The caller’s spend by provider, by project tag and by agw_ key',
+        description: v.note,
         security,
         querystring: RangeQuery,
-        response: { 200: SpendSummary, ...errorResponses(400, 401) },
+        response: { 200: SpendSummary, ...errorResponses(...errors) },
       },
     },
     async (req): Promise<SpendSummaryT> => {
@@ -95,17 +125,18 @@ const portalSpend: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }
   );
 
   app.get(
-    '/portal/spend/projects/:id',
+    `${v.prefix}/projects/:id`,
     {
       preHandler: auth,
       config,
       schema: {
         tags: ['spend'],
         summary: 'One project’s spend by provider (every member’s calls tagged with it)',
+        description: v.note,
         security,
         params: ProjectParams,
         querystring: RangeQuery,
-        response: { 200: ProjectSpend, ...errorResponses(400, 401, 404) },
+        response: { 200: ProjectSpend, ...errorResponses(...errors, 404) },
       },
     },
     async (req) => {
@@ -132,16 +163,17 @@ const portalSpend: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }
   );
 
   app.get(
-    '/portal/spend/daily',
+    `${v.prefix}/daily`,
     {
       preHandler: auth,
       config,
       schema: {
         tags: ['spend'],
         summary: 'The caller’s spend per UTC day (the dashboard’s chart); every day of the range, zeros included',
+        description: v.note,
         security,
         querystring: RangeQuery,
-        response: { 200: DailySpend, ...errorResponses(400, 401) },
+        response: { 200: DailySpend, ...errorResponses(...errors) },
       },
     },
     async (req): Promise<DailySpendT> => {
@@ -159,6 +191,6 @@ const portalSpend: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }
       return { range: rangeView(range), days };
     },
   );
-};
+}
 
 export default portalSpend;

@@ -5,6 +5,7 @@ import { dashboardPage } from '../web/dashboard-page.js';
 import { sendPage } from '../web/layout.js';
 import { loginPage } from '../web/login-page.js';
 import { safeNext } from '../web/next.js';
+import { loginFormActions } from '../oauth/login-return.js';
 import { signedIn as signedInUser } from '../web/signed-in.js';
 import type { RouteOptions } from './index.js';
 
@@ -21,13 +22,14 @@ const portalWeb: FastifyPluginAsync<RouteOptions> = async (app, { ctx }) => {
   app.get('/', { schema: { hide: true } }, async (req, reply) => {
     const user = await signedIn(req, reply);
     if (user) return sendPage(reply, dashboardPage({ ...user, selfTopup: ctx.config.wallet.selfTopup }));
-    return sendPage(reply, loginPage({ next: safeNext((req.query as Query).next) }));
+    const next = safeNext((req.query as Query).next);
+    return sendPage(reply, loginPage({ next }), 200, { formActions: await loginFormActions(ctx.db, next) });
   });
 
   app.get('/login', { schema: { hide: true } }, async (req, reply) => {
     const next = safeNext((req.query as Query).next);
     if (await signedIn(req, reply)) return reply.redirect(next, 303);
-    return sendPage(reply, loginPage({ next }));
+    return sendPage(reply, loginPage({ next }), 200, { formActions: await loginFormActions(ctx.db, next) });
   });
 
   app.get('/assets/:name', { schema: { hide: true } }, async (req, reply) => {

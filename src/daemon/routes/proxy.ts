@@ -70,7 +70,11 @@ const proxy: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
           : new AgwError('PROVIDER_KEY_MISSING', `no API key is configured for ${id}: set providers.${id}.apiKey or AGW_PROVIDER_${id.toUpperCase()}_KEY`);
       // a metered call is recorded even so (a GET is free and has no record)
       if (method === 'GET') throw e;
-      throw await refuseForKey(ctx, req, u, { endpoint: 'proxy', providerId: id, model: null, alias: null, stream: false, usageType: provider?.def.usageType }, e);
+      // the record names the model the caller asked for, so the log says what was refused
+      const asked = parseJson(Buffer.isBuffer(req.body) ? req.body : undefined, req.headers['content-type']);
+      const model = modelInPath(req.url.split('?')[0]) ?? (typeof asked?.model === 'string' ? asked.model.slice(0, 200) : null);
+      const stream = asked?.stream === true;
+      throw await refuseForKey(ctx, req, u, { endpoint: 'proxy', providerId: id, model, alias: null, stream, usageType: provider?.def.usageType }, e);
     }
     const asked = upstreamPath(req.url, id);
     const headers = forwardableHeaders(req.headers);

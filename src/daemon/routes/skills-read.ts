@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { AgwError } from '../../shared/errors.js';
 import { errorResponses } from '../../shared/schemas/common.js';
 import {
   PublicVersions, Skill, SkillCategories, SkillIdParams, SkillSearchQuery, SkillSearchResult, SkillSlugParams,
@@ -9,6 +10,7 @@ import { publicVersions } from '../marketplace/public.js';
 import { skillView } from '../marketplace/views.js';
 import { searchSkills } from '../store/skill-search.js';
 import { skillById, skillBySlug } from '../store/skills.js';
+import { slugNotFound } from '../marketplace/slug-suggest.js';
 import type { RouteOptions } from './index.js';
 
 /**
@@ -62,7 +64,10 @@ const skillsRead: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx })
     { schema: { tags, summary: 'One skill by its slug', params: SkillSlugParams, response: { 200: Skill, ...errorResponses(400, 404) } } },
     async (req) => {
       const { slug } = req.params;
-      return skillView((await visibleSkill(ctx.db, await skillBySlug(ctx.db, slug), await viewerId(ctx, req), slug)).skill);
+      const access = await visibleSkill(ctx.db, await skillBySlug(ctx.db, slug), await viewerId(ctx, req), slug).catch(async (e: unknown) => {
+        throw e instanceof AgwError && e.code === 'SKILL_NOT_FOUND' ? await slugNotFound(ctx.db, slug) : e;
+      });
+      return skillView(access.skill);
     },
   );
 

@@ -19,6 +19,7 @@ import { outbound } from '../gateway/translate/plan.js';
 import { providerAuthHeaders, UpstreamError } from '../gateway/upstream.js';
 import { estimatePromptTokens } from '../gateway/usage.js';
 import { requireModelAndMessages } from '../gateway/validate.js';
+import { requireSmartClass } from '../gateway/smart-class.js';
 import type { RouteOptions } from './index.js';
 import type { ResolvedConfig } from '../../shared/config/resolve.js';
 import type { Target } from '../../shared/config/defaults.js';
@@ -53,7 +54,7 @@ const smart: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
     '/external/smart/v1/chat/completions',
     {
       onRequest: requireGatewayAuth(ctx, true),
-      preValidation: requireModelAndMessages,
+      preValidation: [requireModelAndMessages, requireSmartClass],
       schema: {
         tags: ['gateway'],
         summary: 'Smart-routed chat: the cheapest / fastest / best available provider, with failover',

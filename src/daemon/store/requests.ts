@@ -67,7 +67,8 @@ export function decodeCursor(s: string): Cursor {
   return { createdAt: Number(s.slice(0, dot)), id: s.slice(dot + 1) };
 }
 
-function where(f: RequestFilter, extra: string[] = [], params: Param[] = []): { sql: string; params: Param[] } {
+/** The WHERE clause of a filter (calls in flight left out), for the request log's queries. */
+export function where(f: RequestFilter, extra: string[] = [], params: Param[] = []): { sql: string; params: Param[] } {
   const terms: string[] = ["status <> 'reserved'"];
   const p: Param[] = [];
   const eq = (col: string, v: Param | undefined) => {
@@ -152,6 +153,12 @@ export interface DailyRow {
   day: number;
   requests: number;
   errors: number;
+  /** calls as the spend reports count them: completed at a provider ('finalized' or 'failed') */
+  calls: number;
+  /** calls a provider did not complete ('failed') */
+  failed: number;
+  /** requests agw answered itself, before any provider ('refused') */
+  refused: number;
   costNano: number;
   p50: number | null;
   p95: number | null;
@@ -165,9 +172,12 @@ export interface DailyRow {
 export async function dailyRequests(q: Queryable, f: RequestFilter, since: number): Promise<DailyRow[]> {
   const w = where({ ...f, since });
   const day = `created_at / ${DAY_MS}`;
-  const counts = await q.all<{ day: number; requests: number; errors: number; cost: number }>(
+  const counts = await q.all<{ day: number; requests: number; errors: number; cost: number; calls: number; failed: number; refused: number }>(
     `SELECT ${day} AS day, COUNT(*) AS requests, SUM(CASE WHEN ${ANSWER_SQL} >= 400 THEN 1 ELSE 0 END) AS errors,
-            SUM(customer_cost_nusd) AS cost
+            SUM(customer_cost_nusd) AS cost,
+            SUM(CASE WHEN status IN ('finalized', 'failed') THEN 1 ELSE 0 END) AS calls,
+            SUM(CASE WHEN status = 'failed' THEN 1 ELSE 0 END) AS failed,
+            SUM(CASE WHEN status = 'refused' THEN 1 ELSE 0 END) AS refused
        FROM usage_records WHERE ${w.sql} GROUP BY ${day} ORDER BY day`,
     w.params,
   );
@@ -193,7 +203,16 @@ export async function dailyRequests(q: Queryable, f: RequestFilter, since: numbe
   }
   return counts.map((c) => {
     const d = Number(c.day);
-    return { day: d, requests: Number(c.requests), errors: Number(c.errors ?? 0), costNano: Number(c.cost ?? 0), ...(pct.get(d) ?? { p50: null, p95: null }) };
+    return {
+      day: d,
+      requests: Number(c.requests),
+      errors: Number(c.errors ?? 0),
+      calls: Number(c.calls ?? 0),
+      failed: Number(c.failed ?? 0),
+      refused: Number(c.refused ?? 0),
+      costNano: Number(c.cost ?? 0),
+      ...(pct.get(d) ?? { p50: null, p95: null }),
+    };
   });
 }
 

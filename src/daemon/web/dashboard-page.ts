@@ -1,4 +1,5 @@
 import { escapeHtml, renderPage, type PageUser } from './layout.js';
+import { definitionNote } from './definitions.js';
 import { keySpendCard, keysSection, th } from './keys-section.js';
 
 const money = (id: string, label: string) => `<div><dt>${label}</dt><dd id="${id}">…</dd></div>`;
@@ -37,6 +38,7 @@ export function dashboardPage(user: PageUser & { tier: string; selfTopup: boolea
   <dl class="stats" id="totals">
     ${money('total-calls', 'Calls')}${money('total-failures', 'Failed calls')}${money('total-raw', 'Raw cost')}${money('total-customer', 'Charged for calls')}${money('total-purchases', 'Skill purchases')}${money('total-charged', 'Charged')}
   </dl>
+  ${definitionNote('call-definition')} <p class="note">Refused requests and every call one by one: <a href="/activity">Activity</a>.</p>
   <h3 id="daily-h">Charged per day (calls and skill purchases)</h3>
   <svg id="daily-chart" class="chart" role="img" aria-labelledby="daily-h" viewBox="0 0 800 170"></svg>
   <div class="axis note"><span id="daily-first"></span><span id="daily-max"></span><span id="daily-last"></span></div>
@@ -61,7 +63,7 @@ ${keySpendCard(th([['Key'], ...SPEND_COLS]))}
   <p id="wallet-available" class="note" aria-live="polite"></p>
   ${user.selfTopup ? topupForm : topupOff(user.email)}
   <h3>Transactions</h3>
-  <p class="note">A debit is paid from this month’s allowance first, then from the balance.</p>
+  <p class="note">A debit is paid from this month’s allowance first, then from the balance. API calls show one line per day and model.</p>
   <div class="scroll"><table>${th([['When'], ['What'], ['Amount', 'num'], ['Paid from', 'hide-sm'], ['Balance after', 'num hide-sm']])}<tbody id="tx-rows"></tbody></table></div>
   <p><button type="button" id="tx-more" class="secondary" hidden>Load more</button></p>
 </section>

@@ -1,14 +1,13 @@
+import { formatUsd } from '../../shared/format.js';
 import { escapeHtml } from './escape.js';
 
 /**
  * Figures on server-rendered pages: shown formatted, with the exact value in a `<data>`
  * element's `value` so scripts and tests read the number, not its rendering.
  */
+/** Money as every page and the CLI show it (src/shared/format.ts; the dashboard's script embeds the same function). */
 export function usd(v: number): string {
-  const a = Math.abs(v);
-  const digits = a === 0 || a >= 1 ? 2 : a >= 0.01 ? 4 : 6;
-  const s = a.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
-  return `${v < 0 ? '-' : ''}$${s}`;
+  return formatUsd(v);
 }
 
 export function moneyData(v: number): string {

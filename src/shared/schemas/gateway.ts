@@ -121,6 +121,15 @@ export const SmartChatBody = Type.Object(
   { title: 'SmartChatRequest', additionalProperties: true },
 );
 
+/** The common models-list shape (`GET /api/external/smart/v1/models`): one row per smart-route class. */
+export const SmartModelList = Type.Object(
+  {
+    object: Type.Literal('list'),
+    data: Type.Array(Type.Object({ id: Type.String(), object: Type.Literal('model'), created: Type.Integer(), owned_by: Type.String() })),
+  },
+  { title: 'SmartModelList' },
+);
+
 export const ChatCompletion = Type.Object(
   {
     id: Type.String(),

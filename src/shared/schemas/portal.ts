@@ -30,6 +30,22 @@ export const PortalMe = Type.Object(
   { title: 'PortalMe' },
 );
 
+/** `GET /api/account`: who the credentials on the request belong to (agw addition; `agw whoami`). */
+export const AccountMe = Type.Object(
+  {
+    userId: Type.String(),
+    email: Type.Union([Type.String(), Type.Null()], { description: 'null for an OAuth token without the email scope' }),
+    tier: Type.String(),
+    credential: Type.Object({
+      kind: Type.Union([Type.Literal('key'), Type.Literal('oauth'), Type.Literal('session')]),
+      keyId: Type.Optional(Type.String()),
+      limited: Type.Optional(Type.Boolean({ description: 'a key with limits or an expiry' })),
+      clientId: Type.Optional(Type.String({ description: 'the OAuth client the token was issued to' })),
+    }),
+  },
+  { title: 'AccountMe' },
+);
+
 export const PortalKey = Type.Object(
   {
     id: Type.String(),

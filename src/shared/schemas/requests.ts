@@ -117,8 +117,11 @@ export const RequestsDaily = Type.Object(
     days: Type.Array(
       Type.Object({
         date: Type.String({ description: 'YYYY-MM-DD (UTC)' }),
-        requests: Type.Integer(),
-        errors: Type.Integer({ description: 'calls agw answered with ≥ 400' }),
+        requests: Type.Integer({ description: 'every record of the day: calls, refused requests and calls in flight' }),
+        errors: Type.Integer({ description: 'requests agw answered with ≥ 400 (failed calls and refused requests)' }),
+        calls: Type.Integer({ description: 'calls that reached a provider and completed (the spend reports’ calls)' }),
+        failed: Type.Integer({ description: 'calls a provider did not complete (free; the spend reports’ failures)' }),
+        refused: Type.Integer({ description: 'requests agw refused before any provider (funds, limits, quota, model, key): free, not calls' }),
         cost: Type.Number({ description: 'USD charged' }),
         latencyP50Ms: Nullable(Type.Number()),
         latencyP95Ms: Nullable(Type.Number()),

@@ -11,6 +11,7 @@ import { setQuotaOverride } from '../../../daemon/store/quota-overrides.js';
 import { addProjectMember, createProject, projectByUid } from '../../../daemon/store/projects.js';
 import { hashPassword } from '../../../daemon/auth/password.js';
 import { CliError, UsageError } from '../../errors.js';
+import { formatUsd } from '../../../shared/format.js';
 import { withStore, type Opts } from './store.js';
 
 export async function mustUser(db: Db, ref: string): Promise<UserRow> {
@@ -96,7 +97,7 @@ export const actions = {
         credit(q, { userId: u.id, amount: usdToNano(usd), type: 'credit', description: (o.note as string) ?? 'admin credit' }),
       );
       return { balance: nanoToUsd(r.balanceAfter), currency: 'USD' };
-    }),
+    }, 'refuse', (r) => process.stdout.write(`credited ${formatUsd(amount(amt))} to ${ref}: balance ${formatUsd(r.balance)}\n`)),
   walletSetUnlimited: ([ref, v]: string[], o: Opts) =>
     withStore(o, async (db) => {
       const on = bool(v, 'UNLIMITED');

@@ -68,12 +68,13 @@ export async function acquire(api: Api, skill: SkillT, wanted: string | undefine
   const keys = await fetchKeys(api);
 
   let tgz: Buffer | null = null;
-  if (skill.price > 0) {
+  // a version asked for must be there before anything is installed or charged (an owner may fetch a draft)
+  if (wanted !== undefined) tgz = await wantedVersion(api, skill, wanted, base);
+  if (skill.price > 0 && !tgz) {
     try {
       tgz = await download(api, base); // allowed to owners and earlier buyers only
     } catch (e) {
       if (!isStatus(e, 403)) throw e;
-      if (wanted !== undefined) await assertPublished(api, skill, wanted); // never charge for a version that is not there
       await confirmPurchase({ slug: skill.slug, version, price: skill.price }, () => api.get<WalletT>('/wallet'), yes);
     }
   }
@@ -89,10 +90,24 @@ export async function acquire(api: Api, skill: SkillT, wanted: string | undefine
   return { skill, version, name: frontMatterName(skill, files), files, sums, result, listed, seal };
 }
 
-async function assertPublished(api: Api, skill: SkillT, version: string): Promise<void> {
+/**
+ * A version asked for with --version: null when it is published (the install goes on), its
+ * bundle when the caller may fetch it anyway (an owner's draft); otherwise VERSION_NOT_FOUND
+ * naming the skill and its versions, before anything was installed or charged.
+ */
+async function wantedVersion(api: Api, skill: SkillT, version: string, base: string): Promise<Buffer | null> {
   const v = await api.get<PublicVersionsT>(`/skills/${skill.id}/public-versions`, { auth: 'optional' });
-  if (!v.versions.some((x) => x.version === version)) {
-    throw new CliError(`${skill.slug} has no published version ${version}; nothing was charged`, `versions: ${v.versions.map((x) => x.version).join(', ') || 'none'}`, 'VERSION_NOT_FOUND');
+  if (v.versions.some((x) => x.version === version)) return null;
+  try {
+    return await download(api, base);
+  } catch (e) {
+    if (!isStatus(e, 403) && !isStatus(e, 404)) throw e;
+    const listed = v.versions.map((x) => (x.isCurrent ? `${x.version} (current)` : x.version));
+    throw new CliError(
+      `skill ${skill.slug} has no published version ${version}; nothing was installed or charged`,
+      listed.length ? `its versions: ${listed.join(', ')}; leave out --version for the current one` : `${skill.slug} has no published version yet`,
+      'VERSION_NOT_FOUND',
+    );
   }
 }
 

@@ -4,9 +4,12 @@ import { Api } from '../../api.js';
 import type { GlobalOpts } from '../../auth.js';
 import { CliError, UsageError } from '../../errors.js';
 import { usd, when } from '../../format.js';
-import { bold, dim, printJson, printKv, printTable } from '../../output.js';
+import { bold, dim, isTty, printJson, printKv, printTable } from '../../output.js';
 import { notesFrom } from './publish.js';
 import { getSkill, skillId } from './resolve.js';
+
+/** Line breaks and tabs as spaces, so a value stays one cell of a tab-separated table. */
+const oneLine = (s: string) => s.replace(/\s+/g, ' ').trim();
 
 const firstLine = (s: string, max = 60) => {
   const l = s.split('\n')[0];
@@ -31,7 +34,8 @@ export async function search(query: string | undefined, opts: GlobalOpts & { cat
   }
   printTable(
     ['ID', 'SLUG', 'CATEGORY', 'PRICE', 'VERSION', 'INSTALLS', 'DESCRIPTION'],
-    r.items.map((s) => [s.id, s.slug, s.category, s.price ? usd(s.price) : 'free', s.currentVersion, s.installCount, firstLine(s.description, 50)]),
+    // whole (on one line): a terminal's table cuts its last column to fit, a pipe gets every value whole
+    r.items.map((s) => [s.id, s.slug, s.category, s.price ? usd(s.price) : 'free', s.currentVersion, s.installCount, oneLine(s.description)]),
   );
   const shown = (r.page - 1) * r.limit + r.items.length;
   if (shown < r.total) process.stderr.write(dim(`${shown} of ${r.total}; next: --page ${r.page + 1}\n`));
@@ -59,7 +63,7 @@ export async function versions(ref: string, opts: GlobalOpts & { all?: boolean }
   const rows = v.versions.map((x) => {
     const status = 'status' in x ? [String(x.status)] : [];
     const edited = x.notesUpdatedAt ? ` (edited by ${x.notesUpdatedByName ?? '?'})` : '';
-    return [x.isCurrent ? `${x.version} *` : x.version, ...status, when(x.publishedAt), x.installerCount, firstLine(x.notes) + edited];
+    return [x.isCurrent ? `${x.version} *` : x.version, ...status, when(x.publishedAt), x.installerCount, firstLine(x.notes, isTty() ? 60 : Infinity) + edited];
   });
   printTable(['VERSION', ...(opts.all ? ['STATUS'] : []), 'PUBLISHED', 'INSTALLS', 'NOTES'], rows);
 }

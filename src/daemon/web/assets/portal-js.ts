@@ -130,16 +130,33 @@ function loadWallet() {
     var avail = Math.max(0, Math.round((w.balance + w.monthlyAllowanceRemaining - held) * 1e9) / 1e9);
     $('wallet-available').textContent = w.unlimited ? '' : usd(avail) + ' available' + (held > 0 || calls > 0 ? ', ' + usd(held) + ' held by ' + calls + (calls === 1 ? ' call' : ' calls') + ' in flight' : '');
   }).catch(fail('Wallet'));
-  txCursor = null; clear($('tx-rows')); loadTx();
+  txCursor = null; txGroups = {}; clear($('tx-rows')); loadTx();
+}
+// API-call debits are grouped: one line per UTC day and model (its calls summed), newest first
+var txGroups = {};
+function paidFrom(amount, a) { return amount >= 0 ? '' : a <= 0 ? 'balance' : a + amount >= -1e-9 ? 'allowance' : 'allowance ' + usd(a) + ' + balance'; }
+function txRow(attrs, when, what, amount, from, after) {
+  return el('tr', attrs, [td(when), td(what), td(money(amount), 'num'), td(from, 'hide-sm'), td(money(after), 'num hide-sm')]);
 }
 function loadTx() {
-  api('/wallet/transactions?limit=10' + (txCursor ? '&cursor=' + encodeURIComponent(txCursor) : '')).then(function (p) {
+  api('/wallet/transactions?limit=50' + (txCursor ? '&cursor=' + encodeURIComponent(txCursor) : '')).then(function (p) {
     var body = $('tx-rows');
     if (!p.items.length && !body.firstChild) body.appendChild(el('tr', {}, [el('td', { colspan: '5', 'class': 'note', text: 'No transactions yet.' })]));
     p.items.forEach(function (t) {
       var a = t.fromAllowance || 0;
-      var from = t.amount >= 0 ? '' : a <= 0 ? 'balance' : a + t.amount >= -1e-9 ? 'allowance' : 'allowance ' + usd(a) + ' + balance';
-      body.appendChild(el('tr', { 'data-tx': t.id }, [td(day(t.createdAt)), td(t.description || t.type), td(money(t.amount), 'num'), td(from, 'hide-sm'), td(money(t.balanceAfter), 'num hide-sm')]));
+      if (t.type !== 'usage' || !t.model) {
+        body.appendChild(txRow({ 'data-tx': t.id }, day(t.createdAt), t.description || t.type, t.amount, paidFrom(t.amount, a), t.balanceAfter));
+        return;
+      }
+      var date = formatDay(t.createdAt), name = (t.providerId ? t.providerId + '/' : '') + t.model, k = date + ' ' + name;
+      var g = txGroups[k];
+      if (!g) g = txGroups[k] = { n: 0, amount: 0, allowance: 0, after: t.balanceAfter, row: null };
+      g.n += 1;
+      g.amount = Math.round((g.amount + t.amount) * 1e9) / 1e9;
+      g.allowance = Math.round((g.allowance + a) * 1e9) / 1e9;
+      var row = txRow({ 'data-group': k, 'data-calls': String(g.n) }, date, 'API calls: ' + name + ' × ' + g.n, g.amount, paidFrom(g.amount, g.allowance), g.after);
+      if (g.row) body.replaceChild(row, g.row); else body.appendChild(row);
+      g.row = row;
     });
     txCursor = p.nextCursor; $('tx-more').hidden = !txCursor;
   }).catch(fail('Transactions'));
