@@ -161,7 +161,7 @@ export async function unifiedChat(ctx: AppContext, gw: Gateway, req: FastifyRequ
     await release(ctx, r, up.statusCode, { err: e });
     throw e;
   }
-  const rw = answerRewriters(out.format, o.answer === 'provider' ? out.format : o.answer, target.model);
+  const rw = o.answer === 'provider' ? answerRewriters(out.format, out.format, target.model) : answerRewriters(out.format, o.answer, target.model, provider.def.chat?.cachedTokensField);
   const sse = isEventStream(up);
   reply
     .code(200)

@@ -129,7 +129,7 @@ const smart: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
         }
         gw.breaker.success(c.provider);
         const sse = isEventStream(up);
-        const rw = answerRewriters(out.format, 'common', c.model);
+        const rw = answerRewriters(out.format, 'common', c.model, provider.def.chat?.cachedTokensField);
         reply
           .code(200)
           .header('content-type', sse ? 'text/event-stream; charset=utf-8' : 'application/json; charset=utf-8')

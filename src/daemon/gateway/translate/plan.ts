@@ -3,7 +3,7 @@ import type { ChatApi, ChatFormat } from '../../../shared/providers/index.js';
 import { adaptCommon, commonToNeutral, neutralToCommon } from './common-request.js';
 import { neutralToGemini } from './gemini-request.js';
 import { adaptMessages, messagesToNeutral, neutralToMessages } from './messages-request.js';
-import { drop, type NeutralRequest } from './neutral.js';
+import { drop, dropAsCaller, type NeutralRequest } from './neutral.js';
 
 /**
  * The request one chat call sends upstream, from the caller's body in the common or the
@@ -52,7 +52,7 @@ interface Emitted {
 type Emit = (req: NeutralRequest, t: CallTarget, api: ChatApi, dropped: string[]) => Emitted;
 
 const EMIT: Record<ChatFormat, Emit> = {
-  common: (req, t, api, dropped) => ({ body: neutralToCommon(req, t.model, api, dropped), path: t.provider.def.chatPath! }),
+  common: (req, t, api, dropped) => ({ body: neutralToCommon(req, t.model, t.maxOutput, api, dropped), path: t.provider.def.chatPath! }),
   messages: (req, t, api, dropped) => ({ body: neutralToMessages(req, t.model, t.maxOutput, api, dropped), path: t.provider.def.chatPath! }),
   gemini: (req, t, api, dropped) => neutralToGemini(req, t.model, t.maxOutput, t.provider.def.chatPath!, api, dropped),
 };
@@ -82,6 +82,8 @@ export function outbound(i: Inbound, t: CallTarget): Outbound {
   const req = PARSE[i.format](i.body);
   const dropped = [...req.dropped];
   if (i.betas) drop(dropped, 'anthropic-beta');
-  const e = EMIT[api.format](req, t, api, dropped);
+  const named: string[] = [];
+  const e = EMIT[api.format](req, t, api, named);
+  dropAsCaller(dropped, named, req.callerNames);
   return { format: api.format, body: e.body, text: JSON.stringify(e.body), path: e.path, query: e.query, headers: {}, dropped };
 }
