@@ -89,6 +89,18 @@ describe('a messages-format caller reads its own field names in X-Service-Droppe
   });
 });
 
+describe('a common-format caller’s tool loop', () => {
+  it('a `name` on a tool message (LangChain sends the tool’s) is not named as dropped: tool_call_id carries it; a participant name is', () => {
+    const body = loadJson('openai/request-tool-result-turn.json').body as Obj;
+    const messages = (body.messages as Obj[]).map((m) => (m.role === 'tool' ? { ...m, name: 'get_weather' } : m));
+    const common = (b: Obj) => outbound({ format: 'common', body: b }, { provider: config.providers.get('anthropic')!, model: 'claude-sonnet-4-5', maxOutput: 64_000 });
+    const out = common({ ...body, messages });
+    expect(out.dropped).toEqual([]);
+    expect(JSON.stringify(out.body.messages)).toContain('"tool_result"');
+    expect(common({ ...body, messages: [{ ...messages[0], name: 'alice' }, ...messages.slice(1)] }).dropped).toEqual(['messages.name']);
+  });
+});
+
 describe('the output cap of a messages-format caller', () => {
   it('is at most the common-format model’s limit (Claude Code sends max_tokens: 32000; gpt-4o-mini writes at most 16,384)', () => {
     const body = { model: 'x', max_tokens: 32_000, messages: [{ role: 'user', content: 'q' }] };

@@ -102,7 +102,9 @@ export function commonToNeutral(b: Obj): NeutralRequest {
     else if (parts.length) turns.push({ role, parts });
   };
   for (const m of b.messages as Obj[]) {
-    if (m.name !== undefined) drop(dropped, 'messages.name');
+    // a participant's name has no place elsewhere; on a `tool` message (LangChain sends the
+    // tool's name there) it repeats the call's name, which tool_call_id already ties it to
+    if (m.name !== undefined && m.name !== null && m.role !== 'tool') drop(dropped, 'messages.name');
     if (m.role === 'system' || m.role === 'developer') {
       const t = textOf(m.content);
       if (t) system.push({ type: 'text', text: t });
