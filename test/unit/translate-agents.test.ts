@@ -101,12 +101,21 @@ describe('a common-format caller’s tool loop', () => {
   });
 });
 
-describe('the output cap of a messages-format caller', () => {
+describe('the output cap, at most the target model’s limit', () => {
   it('is at most the common-format model’s limit (Claude Code sends max_tokens: 32000; gpt-4o-mini writes at most 16,384)', () => {
     const body = { model: 'x', max_tokens: 32_000, messages: [{ role: 'user', content: 'q' }] };
     expect(to('openai', 'gpt-4o-mini', body).body.max_completion_tokens).toBe(16_384);
     expect(to('openai', 'gpt-4o-mini', { ...body, max_tokens: 100 }).body.max_completion_tokens).toBe(100);
     // DeepSeek takes max_tokens (renamed), capped the same way
     expect(to('deepseek', 'deepseek-chat', body).body).toMatchObject({ max_tokens: 8_000 });
+  });
+
+  it('a common-format caller’s cap too (an agent asks every model behind an alias for 128000)', () => {
+    const common = (provider: string, model: string, b: Obj) =>
+      outbound({ format: 'common', body: b }, { provider: config.providers.get(provider)!, model, maxOutput: config.models.get(`${provider}/${model}`)!.maxOutputTokens! }).body;
+    const body = { model: 'alias', messages: [{ role: 'user', content: 'q' }] };
+    expect(common('openai', 'gpt-4o-mini', { ...body, max_completion_tokens: 128_000 }).max_completion_tokens).toBe(16_384);
+    expect(common('openai', 'gpt-4o-mini', { ...body, max_tokens: 100 }).max_tokens).toBe(100);
+    expect(common('deepseek', 'deepseek-chat', { ...body, max_completion_tokens: 128_000 })).toMatchObject({ max_tokens: 8_000 });
   });
 });

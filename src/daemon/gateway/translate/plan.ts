@@ -10,7 +10,8 @@ import { drop, dropAsCaller, type NeutralRequest } from './neutral.js';
  * messages format, for a provider of any chat format. A body already in the provider's
  * format passes with the least change (the concrete model; usage on common streams; the
  * output cap on messages calls; the provider's own names and what it does not take); any
- * other goes through the neutral form. What the provider cannot honour is in `dropped`.
+ * other goes through the neutral form. What the provider cannot honour is in `dropped`; an
+ * output cap above the model's limit is lowered to it, whichever the formats.
  */
 type Obj = Record<string, unknown>;
 export type InboundFormat = 'common' | 'messages';
@@ -67,6 +68,11 @@ function sameFormat(i: Inbound, t: CallTarget, api: ChatApi): Outbound {
     return { format: api.format, body, text: JSON.stringify(body), path, query: i.query, headers: i.betas ? { 'anthropic-beta': i.betas } : {}, dropped: [] };
   }
   const body: Obj = { ...i.body, model: t.model };
+  // the output cap at most the model's limit, as on the messages format: behind an alias the
+  // caller cannot know the model, and coding agents ask every model for 128000 (refused upstream)
+  for (const k of ['max_completion_tokens', 'max_tokens']) {
+    if (typeof body[k] === 'number' && (body[k] as number) > t.maxOutput) body[k] = t.maxOutput;
+  }
   if (body.stream === true) {
     const so = body.stream_options && typeof body.stream_options === 'object' ? (body.stream_options as Obj) : {};
     body.stream_options = { ...so, include_usage: true };
