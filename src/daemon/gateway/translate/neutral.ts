@@ -182,9 +182,12 @@ export function drop(list: string[], name: string): void {
   if (!list.includes(name)) list.push(name);
 }
 
-/** Adds what an emitter named (in the common format's words) to `list`, in the caller's words. */
+/** Adds what an emitter named (in the common format's words) to `list`, in the caller's words (never nothing). */
 export function dropAsCaller(list: string[], named: readonly string[], callerNames: NeutralRequest['callerNames']): void {
-  for (const n of named) for (const c of callerNames?.[n] ?? [n]) drop(list, c);
+  for (const n of named) {
+    const own = callerNames?.[n];
+    for (const c of own?.length ? own : [n]) drop(list, c);
+  }
 }
 
 /** JSON text of tool arguments as an object (the messages and Gemini formats want an object). */
