@@ -3,6 +3,10 @@ import { quotaUsed, startGatewayFixture, usageRecords, walletRow, type GatewayFi
 import type { TestUser } from '../helpers/daemon.js';
 import { startScripted, type ScriptedUpstream } from '../helpers/scripted-upstream.js';
 import { common as commonWire, messages as anthropicWire } from '../helpers/wire-fixtures.js';
+import { findModelPrice } from '../../src/shared/providers/index.js';
+
+/** A 1 MB screenshot's hold at most: (1,600 image tokens + 200 of text) × $6/M + 100 × $15/M, × 2 margin, in nano-USD. */
+const HOLD_BOUND = ((1600 + 200) * 6 + 100 * 15) * 2 * 1000;
 
 /**
  * Issue #28 on unified chat and the smart route: images reach a messages-format upstream as
@@ -87,6 +91,7 @@ describe('images', () => {
   });
 
   it('a 1 MB screenshot is held for its pixels, not its base64 bytes: admitted on a 10-cent wallet', async () => {
+    expect(findModelPrice('anthropic', 'claude-sonnet-4-5')?.cacheWrite1hPer1M).toBe(6);
     const poor = await f.d.user({ tier: 'team', balance: 0.1 });
     const screenshot = png(2880, 1800, 1_000_000); // a Retina screenshot's size, 1 MB
     anth.queue({ json: anthropicWire.text('claude-sonnet-4-5', 'A terminal.', { input_tokens: 1600, output_tokens: 4 }) });
@@ -94,9 +99,11 @@ describe('images', () => {
     expect(res.status).toBe(200);
     const rec = (await usageRecords(f.db, poor.id)).at(-1)!;
     // held: at most 1,600 image tokens + the body's text (< 200 bytes) at the dearest input-side
-    // class (1-hour cache writes, $6/M) and 100 output tokens at $15/M, × 2 (a cent or two, not $6)
-    expect(rec.hold).toBeLessThan(((1600 + 200) * 6 + 100 * 15) * 2 * 1000);
-    expect(rec.hold).toBeGreaterThan(1600 * 6 * 2 * 1000);
+    // class the model has (1-hour cache writes, $6/M: CONTRACT third round, "Exact cost for every
+    // token class", since the cost branch #29) and 100 output tokens at $15/M, × 2; by its base64
+    // bytes (~250,000 tokens) it would be held $3 and refused on this wallet
+    expect(rec.hold).toBeLessThan(HOLD_BOUND);
+    expect(rec.hold).toBeGreaterThan(1600 * 3 * 2 * 1000);
   });
 });
 
@@ -111,7 +118,7 @@ describe('images through the proxy', () => {
       json: { model: 'claude-sonnet-4-5', max_tokens: 100, messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: screenshot } }] }] },
     });
     expect(res.status).toBe(200);
-    expect((await usageRecords(f.db, poor.id)).at(-1)!.hold).toBeLessThan(((1600 + 200) * 6 + 100 * 15) * 2 * 1000);
+    expect((await usageRecords(f.db, poor.id)).at(-1)!.hold).toBeLessThan(HOLD_BOUND);
   });
 });
 

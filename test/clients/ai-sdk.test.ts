@@ -3,12 +3,13 @@ import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { generateText, stepCountIs, streamText, tool, type LanguageModel } from 'ai';
 import { afterAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { loop, startTarget, type ClientTarget } from './target.js';
+import { expectRecordedCalls, loop, startTarget, strictHeaders, type ClientTarget } from './target.js';
 
 /**
  * The Vercel AI SDK (`ai` with `@ai-sdk/anthropic` and `@ai-sdk/openai-compatible`) in its
  * own tool loop (`stopWhen`): the model asks for get_weather, the SDK runs the tool and
  * sends the result back, the model answers with it; generateText (JSON) and streamText (SSE).
+ * Through agw each client's alias is served by the other format's provider, strict (nothing dropped).
  */
 const call = { name: 'get_weather', input: { city: 'Paris' } };
 const final = (r: string) => `Forecast: ${r}`;
@@ -24,11 +25,11 @@ const tools = {
 };
 
 const clients: { name: string; format: 'anthropic' | 'openai'; model: (t: ClientTarget) => LanguageModel }[] = [
-  { name: '@ai-sdk/anthropic', format: 'anthropic', model: (t) => createAnthropic({ baseURL: `${t.anthropicBase}/v1`, apiKey: t.key })(t.anthropicModel) },
+  { name: '@ai-sdk/anthropic', format: 'anthropic', model: (t) => createAnthropic({ baseURL: `${t.anthropicBase}/v1`, apiKey: t.key, headers: strictHeaders(t) })(t.anthropicModel) },
   {
     name: '@ai-sdk/openai-compatible',
     format: 'openai',
-    model: (t) => createOpenAICompatible({ name: 'agw', baseURL: t.openaiBase, apiKey: t.key, includeUsage: true }).chatModel(t.openaiModel),
+    model: (t) => createOpenAICompatible({ name: 'agw', baseURL: t.openaiBase, apiKey: t.key, includeUsage: true, headers: strictHeaders(t) }).chatModel(t.openaiModel),
   },
 ];
 
@@ -46,6 +47,7 @@ describe.each(Object.values(targets))('Vercel AI SDK tool loops via $via', (t) =
       expect(r.steps[0].toolCalls.map((x) => [x.toolName, x.input])).toEqual([['get_weather', { city: 'Paris' }]]);
       expect(r.totalUsage.inputTokens).toBeGreaterThan(0);
       expect(loop({ ...upstream(), requests: upstream().requests.slice(before) })).toEqual(['tool', 'final']);
+      if (t.via === 'agw') await expectRecordedCalls(t, c.format === 'anthropic' ? t.anthropicModel : t.openaiModel, 2);
     });
 
     it.skipIf(skip)(`streamText runs the same loop streamed${why}`, async () => {
@@ -58,6 +60,7 @@ describe.each(Object.values(targets))('Vercel AI SDK tool loops via $via', (t) =
       const seen = upstream().requests.slice(before);
       expect(loop({ ...upstream(), requests: seen })).toEqual(['tool', 'final']);
       expect(seen.every((q) => q.answered === 'other' || q.body.stream === true)).toBe(true);
+      if (t.via === 'agw') await expectRecordedCalls(t, c.format === 'anthropic' ? t.anthropicModel : t.openaiModel, 2);
     });
   });
 });

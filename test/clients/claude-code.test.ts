@@ -88,6 +88,24 @@ describe.each(Object.values(targets))('Claude Code -p, two-turn loop with its Re
     // straight to the mock the caller's key arrives; through agw, agw's provider key instead
     if (t.via === 'mock') expect(first.headers['x-api-key']).toBe(t.key);
     else expect(JSON.stringify(first.headers)).not.toContain(t.key);
+    if (t.via === 'agw') {
+      // through /api/gateway to the common-format provider: the tool loop in its format
+      expect(first.path).toBe('/v1/chat/completions');
+      const calls = (second.body.messages as { role: string; tool_calls?: { function: { name: string } }[] }[]).flatMap((m) => m.tool_calls ?? []);
+      expect(calls.map((c) => c.function.name)).toEqual(['Read']);
+      expect((second.body.messages as { role: string }[]).some((m) => m.role === 'tool')).toBe(true);
+      // never more output than the model writes (Claude Code asks for 32000; gpt-4o-mini: 16,384)
+      expect(first.body.max_completion_tokens).toBeLessThanOrEqual(16_384);
+      // metered and logged like unified chat; what gpt-4o-mini cannot honour named in Claude
+      // Code's own words (its betas, cache_control; its adaptive thinking and effort: the model does not reason)
+      const recs = (await t.records!()).filter((x) => x.alias === t.anthropicModel);
+      expect(recs.length).toBe(2);
+      for (const rec of recs) {
+        expect(rec).toMatchObject({ endpoint: 'chat', provider: 'openai', model: 'gpt-4o-mini', stream: true, status: 200 });
+        expect(rec.droppedParams).toEqual(expect.arrayContaining(['anthropic-beta', 'cache_control']));
+        for (const ours of ['reasoning_effort', 'parallel_tool_calls', 'user', 'response_format']) expect(rec.droppedParams).not.toContain(ours);
+      }
+    }
     console.log(`claude -p via ${t.via}: ${r.ms} ms`);
   });
 });

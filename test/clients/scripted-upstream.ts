@@ -8,7 +8,8 @@ import type { AddressInfo } from 'node:net';
  * tool result it asks for `call` (when the request offers that tool); once it holds one it
  * answers `final(result)` with the result's text, so a test can see that the client ran its
  * tool and sent the output back. Any other request (a client's side calls: titles,
- * warm-ups) gets a short text answer. Every request is recorded.
+ * warm-ups) gets a short text answer; one asking for more output than the model's limit is
+ * refused with 400 as the provider refuses it. Every request is recorded.
  */
 export interface ScriptedCall {
   /** the tool the model asks for (matched by name among the request's tools) */
@@ -115,6 +116,26 @@ function openaiAnswer(model: string, plan: { tool?: ScriptedCall; text?: string 
   return { type: 'text/event-stream', body: `${out}data: [DONE]\n\n` };
 }
 
+/**
+ * Output limits the real APIs enforce with a 400 (a request asking for more is refused, not
+ * trimmed): gpt-4o-mini writes at most 16,384 tokens
+ * (https://platform.openai.com/docs/models/gpt-4o-mini), Claude Sonnet 4.5 64,000
+ * (https://docs.claude.com/en/docs/about-claude/models/overview). Claude Code asks for
+ * `max_tokens: 32000` whatever the model, so a gateway that passes it on unchanged to
+ * gpt-4o-mini breaks the loop here as it would against OpenAI.
+ */
+const OUTPUT_LIMITS: Record<string, number> = { 'gpt-4o-mini': 16_384, 'claude-sonnet-4-5': 64_000 };
+
+function overLimit(format: 'anthropic' | 'openai', body: Obj): string | undefined {
+  const model = String(body.model);
+  const asked = format === 'openai' ? (body.max_completion_tokens ?? body.max_tokens) : body.max_tokens;
+  const limit = OUTPUT_LIMITS[model];
+  if (typeof asked !== 'number' || limit === undefined || asked <= limit) return undefined;
+  return format === 'openai'
+    ? JSON.stringify({ error: { message: `max_tokens is too large: ${asked}. This model supports at most ${limit} completion tokens, whereas you provided ${asked}.`, type: 'invalid_request_error', param: 'max_tokens', code: 'invalid_value' } })
+    : JSON.stringify({ type: 'error', error: { type: 'invalid_request_error', message: `max_tokens: ${asked} > ${limit}, which is the maximum allowed number of output tokens for ${model}` } });
+}
+
 export async function startScriptedUpstream(format: 'anthropic' | 'openai', call: ScriptedCall, final: (result: string) => string): Promise<ScriptedUpstream> {
   const requests: Recorded[] = [];
   const server = createServer((req, res) => {
@@ -137,6 +158,12 @@ export async function startScriptedUpstream(format: 'anthropic' | 'openai', call
       if (req.method !== 'POST' || !chat) {
         requests.push({ path, headers: req.headers, body, answered: 'other' });
         res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { type: 'not_found_error', message: `no ${req.method} ${path} here` } }));
+        return;
+      }
+      const refused = overLimit(format, body);
+      if (refused) {
+        requests.push({ path, headers: req.headers, body, answered: 'other' });
+        res.writeHead(400, { 'content-type': 'application/json' }).end(refused);
         return;
       }
       const result = toolResult(format, body);

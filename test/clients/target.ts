@@ -1,3 +1,4 @@
+import { expect } from 'vitest';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { startScriptedUpstream, type ScriptedCall, type ScriptedUpstream } from './scripted-upstream.js';
 
@@ -28,7 +29,20 @@ export interface ClientTarget {
   forOpenaiClients: ScriptedUpstream;
   /** why this target cannot be used yet ('' when it can) */
   unavailable: string;
+  /** agw's request log for the test user, newest first (through agw only) */
+  records?: () => Promise<RequestRecord[]>;
   close(): Promise<void>;
+}
+
+/** The fields of a request record (GET /api/requests) the client tests look at. */
+export interface RequestRecord {
+  endpoint: string;
+  provider: string;
+  model: string | null;
+  alias: string | null;
+  stream: boolean;
+  status: number;
+  droppedParams: string[];
 }
 
 export const ALIAS_TO_OPENAI = 'clients-to-openai';
@@ -68,6 +82,7 @@ export async function startTarget(via: Via, call: ScriptedCall, final: (result: 
     throw e;
   }
   const u = await d.user({ tier: 'pro', balance: 20 });
+  const records = async () => ((await (await d.fetch('/requests?limit=50', { key: u.key })).json()) as { items: RequestRecord[] }).items;
   const missing: string[] = [];
   for (const path of ['/gateway/v1/messages', '/gateway/v1/chat/completions']) {
     if ((await fetch(`${d.api}${path}`, { method: 'POST' })).status === 404) missing.push(`/api${path}`);
@@ -100,11 +115,26 @@ export async function startTarget(via: Via, call: ScriptedCall, final: (result: 
     forAnthropicClients: openai,
     forOpenaiClients: anthropic,
     unavailable: missing.length ? `${missing.join(' and ')} answer 404 until the translate branch (#28) lands` : '',
+    records,
     async close() {
       await d.close();
       await closeMocks();
     },
   };
+}
+
+/**
+ * Through agw, clients that send nothing a target must drop (the AI SDK, LangChain) run
+ * with `X-Service-Strict-Params: 1`: a call that would lose a field is refused with 400,
+ * so a passing loop proves nothing was dropped on the way to the other format.
+ */
+export const strictHeaders = (t: ClientTarget): Record<string, string> => (t.via === 'agw' ? { 'X-Service-Strict-Params': '1' } : {});
+
+/** agw's records of the last `n` calls: metered as unified chat, answered 200, nothing dropped. */
+export async function expectRecordedCalls(t: ClientTarget, alias: string, n: number): Promise<RequestRecord[]> {
+  const recs = (await t.records!()).slice(0, n);
+  expect(recs.map((r) => [r.endpoint, r.alias, r.status, r.droppedParams])).toEqual(Array.from({ length: n }, () => ['chat', alias, 200, []]));
+  return recs;
 }
 
 /** What the scripted provider answered, in order, for the model calls it got. */

@@ -190,6 +190,17 @@ const everyone = () => true;
 const theTwo = (t: string) => t === 'openai' || t === 'anthropic';
 const visionTargets = (t: string) => t === 'openai' || t === 'anthropic' || t === 'google';
 const only = (...ids: string[]) => (t: string) => ids.includes(t);
+/**
+ * The targets whose model (TARGETS) takes reasoning settings: claude-sonnet-4-5,
+ * gemini-2.5-flash, grok-3-mini. gpt-4o-mini is not a reasoning model, and OpenAI's
+ * reference gives `reasoning_effort` to reasoning models only
+ * (https://platform.openai.com/docs/api-reference/chat/create#chat-create-reasoning_effort,
+ * https://platform.openai.com/docs/guides/reasoning): sent there it is refused upstream, so
+ * for it (as for llama-3.3, mistral-small, deepseek-chat, command-a) the right outcome is
+ * dropped, named and refused under strict mode, which the judge checks. (Harness aligned
+ * after the translate branch: this was `theTwo`, which asked gpt-4o-mini to reason.)
+ */
+const reasoningTargets = only('anthropic', 'google', 'xai');
 
 /** Callers in the common format (unified chat and /gateway/v1/chat/completions). */
 export const COMMON_FEATURES: Feature[] = [
@@ -205,8 +216,20 @@ export const COMMON_FEATURES: Feature[] = [
   { id: 'image-data', label: 'image part, `data:` URL', request: 'openai/request-image-data-url.json', answer: 'text', params: ['image_url'], carried: image('data'), mustCarry: visionTargets },
   { id: 'image-https', label: 'image part, `https:` URL', request: 'openai/request-image-https-url.json', answer: 'text', params: ['image_url'], carried: image('https'), mustCarry: theTwo },
   { id: 'json-object', label: '`response_format: json_object`', request: 'openai/request-response-format-json-object.json', answer: 'text', params: ['response_format'], carried: responseFormat('json_object'), mustCarry: only('openai', 'google') },
-  { id: 'json-schema', label: '`response_format: json_schema`', request: 'openai/request-response-format-json-schema.json', answer: 'text', params: ['response_format'], carried: responseFormat('json_schema'), mustCarry: only('openai', 'google') },
-  { id: 'reasoning-effort', label: '`reasoning_effort` (⇄ extended thinking)', request: 'openai/request-reasoning-effort.json', answer: 'text', params: ['reasoning_effort'], carried: reasoning, mustCarry: theTwo },
+  {
+    id: 'json-schema',
+    label: '`response_format: json_schema`',
+    request: 'openai/request-response-format-json-schema.json',
+    answer: 'text',
+    // `response_format.json_schema`: a target with JSON mode but no schemas (DeepSeek's reference
+    // lists `text` and `json_object` only, https://api-docs.deepseek.com/api/create-chat-completion)
+    // gets `json_object` and the schema is named as dropped (docs/gateway.md, "What is dropped"):
+    // the answer is still JSON, the schema is what is lost, and the name says exactly that
+    params: ['response_format', 'response_format.json_schema'],
+    carried: responseFormat('json_schema'),
+    mustCarry: only('openai', 'google'),
+  },
+  { id: 'reasoning-effort', label: '`reasoning_effort` (⇄ extended thinking)', request: 'openai/request-reasoning-effort.json', answer: 'text', params: ['reasoning_effort'], carried: reasoning, mustCarry: reasoningTargets },
   { id: 'max-completion-tokens', label: '`max_completion_tokens: 20000`', request: 'openai/request-max-completion-tokens.json', answer: 'text', params: ['max_completion_tokens'], carried: maxTokens(20000), mustCarry: everyone },
   {
     id: 'all',
@@ -233,7 +256,7 @@ export const MESSAGES_FEATURES: Feature[] = [
   { id: 'tool-result-turn', label: '`tool_use` then `tool_result` turn', request: 'anthropic/request-tool-result-turn.json', answer: 'text', params: [], carried: toolResultTurn, mustCarry: everyone },
   { id: 'image-base64', label: 'image block, base64', request: 'anthropic/request-image-base64.json', answer: 'text', params: ['image'], carried: image('data'), mustCarry: visionTargets },
   { id: 'image-url', label: 'image block, URL', request: 'anthropic/request-image-url.json', answer: 'text', params: ['image'], carried: image('https'), mustCarry: theTwo },
-  { id: 'thinking', label: '`thinking` (⇄ `reasoning_effort`)', request: 'anthropic/request-thinking.json', answer: 'text', params: ['thinking'], carried: reasoning, mustCarry: only('anthropic') },
+  { id: 'thinking', label: '`thinking` (⇄ `reasoning_effort`)', request: 'anthropic/request-thinking.json', answer: 'text', params: ['thinking'], carried: reasoning, mustCarry: reasoningTargets },
   { id: 'all', label: 'all of these in one request', request: 'anthropic/request-all-features.json', answer: 'tool', params: ['tools', 'image', 'thinking', 'cache_control', 'metadata'], carried: both(tools, maxTokens(32000), systemText('travel agent')), mustCarry: everyone },
 ];
 

@@ -27,6 +27,9 @@ export function renderTables(cases: Record<string, Outcome>): string {
     'before the upstream; ✘ lost or broken (a known bug: the test is marked and names the',
     'issue); · not run yet (the route or the target is not there yet).',
     '',
+    // what a cell says depends on the model behind the column (gpt-4o-mini does not reason)
+    `Each provider is called with one model: ${TARGETS.map((t) => `${t.id} \`${t.model}\``).join(', ')}.`,
+    '',
   ];
   for (const c of CALLERS) {
     out.push(`**Callers of ${c.label}**`, '');

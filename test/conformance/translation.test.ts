@@ -18,24 +18,14 @@ const h = await startHarness();
 afterAll(() => h.close());
 
 /**
- * Cases that run today and fail: unified chat drops tools and the rest for the
- * messages-format target, refuses `content: null` and image parts for both targets, and
- * does not translate cached-token usage back. The translate branch (#28) fixes them: each
- * `test.fails` then fails, and its id comes off this list (`CONFORMANCE_PENDING=run` runs
- * them as plain tests to show why each fails).
+ * Cases that run and fail for a known bug still open: each runs as `test.fails` (so the fix
+ * shows up as a failure and its id comes off this list); `CONFORMANCE_PENDING=run` runs them
+ * as plain tests to show why each fails. Empty since the translate branch (#28) and its
+ * follow-up: the 17 cases that were here (unified chat → anthropic dropping tools and the
+ * rest without a word, `content: null` and image parts refused) all pass.
  */
-const PENDING_TRANSLATE = new Set<string>(
-  (process.env.CONFORMANCE_PENDING === 'run' ? [] : readPending()).filter(Boolean),
-);
-function readPending(): string[] {
-  return [
-    // unified chat -> anthropic: fields dropped without a word (the spec's old rule)
-    ...['tools', 'stream-tools', 'tool-choice-required', 'tool-choice-named', 'parallel-tool-calls', 'json-object', 'json-schema', 'reasoning-effort', 'max-completion-tokens', 'all'].map((f) => `chat/${f}/anthropic`),
-    // unified chat -> both: content null, image parts refused with 400 INVALID_REQUEST
-    ...['tool-result-turn', 'image-data', 'image-https'].flatMap((f) => [`chat/${f}/openai`, `chat/${f}/anthropic`]),
-    'chat/all/openai',
-  ];
-}
+const PENDING: string[] = []; // `caller/feature/target` ids, each with the issue that fixes it
+const PENDING_TRANSLATE = new Set<string>(process.env.CONFORMANCE_PENDING === 'run' ? [] : PENDING);
 
 const results: Record<string, Outcome> = {};
 let declared = 0;

@@ -167,7 +167,7 @@ export async function unifiedChat(ctx: AppContext, gw: Gateway, req: FastifyRequ
     throw e;
   }
   if (conversation && call.key) gw.sticky.remember(conversation, target.provider, target.model, call.key.name, now);
-  const rw = answerRewriters(out.format, o.answer === 'provider' ? out.format : o.answer, target.model);
+  const rw = o.answer === 'provider' ? answerRewriters(out.format, out.format, target.model) : answerRewriters(out.format, o.answer, target.model, provider.def.chat?.cachedTokensField);
   const sse = isEventStream(up);
   reply
     .code(200)

@@ -154,7 +154,7 @@ const smart: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
         gw.breaker.success(c.provider);
         if (conversation && call.key) gw.sticky.remember(conversation, c.provider, c.model, call.key.name, now);
         const sse = isEventStream(up);
-        const rw = answerRewriters(out.format, 'common', c.model);
+        const rw = answerRewriters(out.format, 'common', c.model, provider.def.chat?.cachedTokensField);
         reply
           .code(200)
           .header('content-type', sse ? 'text/event-stream; charset=utf-8' : 'application/json; charset=utf-8')

@@ -17,6 +17,8 @@ export const deepseek = {
     unsupported: ['n', 'seed', 'logit_bias', 'parallel_tool_calls', 'user', 'store', 'metadata', 'service_tier', 'modalities', 'audio', 'prediction'],
     renamed: { max_completion_tokens: 'max_tokens' },
     jsonSchemaModels: /^$/,
+    // its usage counts cache hits as prompt_cache_hit_tokens, not prompt_tokens_details.cached_tokens
+    cachedTokensField: 'prompt_cache_hit_tokens',
     reference: 'https://api-docs.deepseek.com/api/create-chat-completion',
   },
   pricing: {

@@ -145,6 +145,12 @@ export interface ChatApi {
   reasoningModels?: RegExp;
   /** the models that honour a JSON schema for their answer (response_format json_schema); absent: every model */
   jsonSchemaModels?: RegExp;
+  /**
+   * the usage field its answers count cache hits in, when not the common shape's
+   * `prompt_tokens_details.cached_tokens` (DeepSeek's `prompt_cache_hit_tokens`): restated
+   * there for a caller who asked for the common shape (gateway/translate/cached-tokens.ts)
+   */
+  cachedTokensField?: string;
   /** the API reference these rules come from */
   reference: string;
 }

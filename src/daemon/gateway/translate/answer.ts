@@ -1,3 +1,4 @@
+import { CachedTokensStream, cachedTokensJson } from './cached-tokens.js';
 import { commonAnswer, parseCommonAnswer } from './common-response.js';
 import { CommonStreamParser, CommonStreamWriter } from './common-stream.js';
 import { parseGeminiAnswer } from './gemini-response.js';
@@ -70,8 +71,15 @@ export class StreamRewriter {
   }
 }
 
-/** The rewriters of a call whose upstream speaks `from` and whose caller wants `to` (none when they agree). */
-export function answerRewriters(from: WireFormat, to: AnswerFormat | WireFormat, model: string) {
+/**
+ * The rewriters of a call whose upstream speaks `from` and whose caller wants `to` (none
+ * when they agree, unless the provider counts cache hits under its own name,
+ * `cachedTokensField`, and the caller asked for the common shape: cached-tokens.ts).
+ */
+export function answerRewriters(from: WireFormat, to: AnswerFormat | WireFormat, model: string, cachedTokensField?: string) {
+  if (from === 'common' && to === 'common' && cachedTokensField) {
+    return { json: cachedTokensJson(cachedTokensField), sse: () => new CachedTokensStream(cachedTokensField) };
+  }
   if (from === to || to === 'gemini') return {};
   return { json: jsonRewriter(from, to, model), sse: () => new StreamRewriter(from, to, model) };
 }

@@ -102,7 +102,9 @@ export function commonToNeutral(b: Obj): NeutralRequest {
     else if (parts.length) turns.push({ role, parts });
   };
   for (const m of b.messages as Obj[]) {
-    if (m.name !== undefined) drop(dropped, 'messages.name');
+    // a participant's name has no place elsewhere; on a `tool` message (LangChain sends the
+    // tool's name there) it repeats the call's name, which tool_call_id already ties it to
+    if (m.name !== undefined && m.name !== null && m.role !== 'tool') drop(dropped, 'messages.name');
     if (m.role === 'system' || m.role === 'developer') {
       const t = textOf(m.content);
       if (t) system.push({ type: 'text', text: t });
@@ -188,17 +190,20 @@ function toolChoiceOut(c: ToolChoice): unknown {
 }
 
 /**
- * Neutral → a common-format provider's body: `model`, usage on streams, the provider's own
- * names for fields (`api.renamed`), and what it does not take (`api.unsupported`, reasoning
- * settings to a model that does not reason) named in `dropped`.
+ * Neutral → a common-format provider's body: `model`, usage on streams, the output cap (the
+ * caller's, at most the model's limit `maxOutput`: a messages-format caller such as Claude
+ * Code always sends one, often above a common-format model's limit, which the provider
+ * would refuse), the provider's own names for fields (`api.renamed`), and what it does not
+ * take (`api.unsupported`, reasoning settings to a model that does not reason) named in
+ * `dropped`, in the common format's words.
  */
-export function neutralToCommon(req: NeutralRequest, model: string, api: ChatApi, dropped: string[]): Obj {
+export function neutralToCommon(req: NeutralRequest, model: string, maxOutput: number, api: ChatApi, dropped: string[]): Obj {
   const b: Obj = { model, messages: messagesOut(req) };
   if (req.stream) {
     b.stream = true;
     b.stream_options = { include_usage: true };
   }
-  if (req.maxTokens !== undefined) b.max_completion_tokens = req.maxTokens;
+  if (req.maxTokens !== undefined) b.max_completion_tokens = Math.min(req.maxTokens, maxOutput);
   if (req.temperature !== undefined) b.temperature = req.temperature;
   if (req.topP !== undefined) b.top_p = req.topP;
   if (req.topK !== undefined) drop(dropped, 'top_k');
@@ -223,13 +228,8 @@ export function neutralToCommon(req: NeutralRequest, model: string, api: ChatApi
   if (req.seed !== undefined) b.seed = req.seed;
   if (req.presencePenalty !== undefined) b.presence_penalty = req.presencePenalty;
   if (req.frequencyPenalty !== undefined) b.frequency_penalty = req.frequencyPenalty;
-  adaptCommon(b, model, api, dropped, req.reasoning ? reasoningName(req) : 'reasoning_effort');
+  adaptCommon(b, model, api, dropped);
   return b;
-}
-
-/** What the caller called the reasoning setting, for a drop notice. */
-function reasoningName(req: NeutralRequest): string {
-  return req.reasoning?.effort && req.reasoning.budget === undefined && !req.reasoning.adaptive ? 'reasoning_effort' : 'thinking';
 }
 
 /**
@@ -237,10 +237,10 @@ function reasoningName(req: NeutralRequest): string {
  * named, renamed fields renamed, reasoning_effort removed for a model that does not reason.
  * Costs a few property lookups when the provider takes everything (openai).
  */
-export function adaptCommon(b: Obj, model: string, api: ChatApi, dropped: string[], reasoningAs = 'reasoning_effort'): void {
+export function adaptCommon(b: Obj, model: string, api: ChatApi, dropped: string[]): void {
   if (b.reasoning_effort !== undefined && !(api.reasoningModels?.test(model) ?? false)) {
     // "none" (or null) asked of a model that does not reason is what it does anyway
-    if (b.reasoning_effort !== 'none' && b.reasoning_effort !== null) drop(dropped, reasoningAs);
+    if (b.reasoning_effort !== 'none' && b.reasoning_effort !== null) drop(dropped, 'reasoning_effort');
     delete b.reasoning_effort;
   }
   const rf = b.response_format;

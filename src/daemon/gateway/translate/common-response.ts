@@ -12,11 +12,15 @@ export function commonStop(reason: unknown, hasToolCalls: boolean): StopReason {
   return hasToolCalls && r === 'stop' ? 'tool_calls' : r;
 }
 
-/** Common usage → neutral (prompt_tokens include cached ones). */
+/**
+ * Common usage → neutral (prompt_tokens include cached ones). Cache hits are
+ * `prompt_tokens_details.cached_tokens`, or DeepSeek's own `prompt_cache_hit_tokens`
+ * (https://api-docs.deepseek.com/api/create-chat-completion), as usage.ts bills them.
+ */
 export function commonUsage(u: Obj): Partial<Usage> {
   const details = isObj(u.prompt_tokens_details) ? u.prompt_tokens_details : {};
   const out = isObj(u.completion_tokens_details) ? u.completion_tokens_details : {};
-  const cached = num(details.cached_tokens) ?? 0;
+  const cached = num(details.cached_tokens) ?? num(u.prompt_cache_hit_tokens) ?? 0;
   const write = num(details.cache_write_tokens) ?? 0;
   const prompt = num(u.prompt_tokens);
   const usage: Partial<Usage> = { cacheRead: cached, cacheWrite: write };

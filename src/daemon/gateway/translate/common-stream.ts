@@ -55,7 +55,9 @@ export class CommonStreamParser {
       this.open.clear();
       out.push({ t: 'finish', stop: commonStop(choice.finish_reason, this.calls.size > 0) });
     }
-    if (isObj(o.usage)) out.push({ t: 'usage', usage: commonUsage(o.usage) });
+    // Groq puts a stream's usage in x_groq.usage (https://console.groq.com/docs/api-reference#chat-create)
+    const usage = isObj(o.usage) ? o.usage : isObj(o.x_groq) && isObj(o.x_groq.usage) ? o.x_groq.usage : undefined;
+    if (usage) out.push({ t: 'usage', usage: commonUsage(usage) });
     return out;
   }
 }

@@ -72,7 +72,7 @@ function toolConfig(req: NeutralRequest): Obj | undefined {
 function thinkingConfig(req: NeutralRequest, model: string, api: ChatApi, dropped: string[]): Obj | undefined {
   const r = req.reasoning;
   if (!r) return undefined;
-  const name = r.effort && r.budget === undefined ? 'reasoning_effort' : 'thinking';
+  const name = 'reasoning_effort'; // in the common format's words; the caller's own: NeutralRequest.callerNames
   if (!(api.reasoningModels?.test(model) ?? false)) {
     if (r.effort !== 'none') drop(dropped, name);
     return undefined;

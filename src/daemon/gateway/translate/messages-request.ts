@@ -142,20 +142,34 @@ export function messagesToNeutral(b: Obj): NeutralRequest {
     if (Object.keys(b.metadata).some((k) => k !== 'user_id')) drop(dropped, 'metadata');
   }
   const th = isObj(b.thinking) ? b.thinking : undefined;
+  const reasoningFrom: string[] = [];
   if (th?.type === 'enabled') req.reasoning = { budget: num(th.budget_tokens) ?? 1024 };
   else if (th?.type === 'adaptive') req.reasoning = { adaptive: true };
+  if (req.reasoning) reasoningFrom.push('thinking');
   const oc = isObj(b.output_config) ? b.output_config : {};
   const format = isObj(oc.format) ? oc.format : isObj(b.output_format) ? b.output_format : undefined;
   if (format?.type === 'json_schema' && isObj(format.schema)) req.responseFormat = { type: 'json_schema', schema: format.schema, strict: true };
   else if (format) drop(dropped, 'output_config.format');
   const effort = oc.effort;
   if (effort === 'low' || effort === 'medium' || effort === 'high' || effort === 'max') {
-    if (!req.reasoning || req.reasoning.adaptive) req.reasoning = { effort: effort === 'max' ? 'high' : effort };
-    else drop(dropped, 'output_config.effort');
+    if (!req.reasoning || req.reasoning.adaptive) {
+      req.reasoning = { effort: effort === 'max' ? 'high' : effort };
+      reasoningFrom.push('output_config.effort');
+    } else drop(dropped, 'output_config.effort');
   }
   for (const k of Object.keys(oc)) if (k !== 'format' && k !== 'effort') drop(dropped, `output_config.${k}`);
+  const formatName = [isObj(oc.format) ? 'output_config.format' : 'output_format'];
+  req.callerNames = { ...CALLER_NAMES, reasoning_effort: reasoningFrom, response_format: formatName, 'response_format.json_schema': formatName };
   return req;
 }
+
+/** What a messages-format caller calls the fields the emitters name in the common format's words. */
+const CALLER_NAMES: Readonly<Record<string, readonly string[]>> = {
+  parallel_tool_calls: ['disable_parallel_tool_use'],
+  user: ['metadata.user_id'],
+  stop: ['stop_sequences'],
+  max_completion_tokens: ['max_tokens'],
+};
 
 function imageBlock(p: ImagePart): Obj {
   const d = dataUrl(p.url);

@@ -3,9 +3,6 @@ import { budgetOf, drop, type NeutralRequest } from './neutral.js';
 
 type Obj = Record<string, unknown>;
 
-/** The caller's name for its reasoning setting. */
-const reasoningName = (req: NeutralRequest) => (req.reasoning?.effort && req.reasoning.budget === undefined ? 'reasoning_effort' : 'thinking');
-
 /**
  * Extended thinking for a messages-format call, when it can be honoured: the model thinks,
  * no tool use is forced, the budget (≥ 1,024) fits under max_tokens, and the turn being
@@ -22,7 +19,7 @@ export function thinking(req: NeutralRequest, b: Obj, model: string, api: ChatAp
   const forced = req.toolChoice === 'required' || typeof req.toolChoice === 'object';
   const fitted = Math.min(Math.max(budget, 1024), maxTokens - 1);
   if (!(api.reasoningModels?.test(model) ?? false) || forced || continuesToolCall || fitted < 1024) {
-    drop(dropped, reasoningName(req));
+    drop(dropped, 'reasoning_effort'); // the caller's own name: NeutralRequest.callerNames
     return;
   }
   b.thinking = { type: 'enabled', budget_tokens: fitted };

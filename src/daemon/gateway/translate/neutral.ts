@@ -101,6 +101,13 @@ export interface NeutralRequest {
   frequencyPenalty?: number;
   /** what the caller sent that no other format has: dropped whatever the target (names, in order) */
   dropped: string[];
+  /**
+   * The caller's own names for what the emitters name in the common format's words
+   * (`parallel_tool_calls`, `user`, `response_format`, `reasoning_effort`, …), when the
+   * caller spoke another format: a messages caller reads `disable_parallel_tool_use` in
+   * X-Service-Dropped-Params, not a field it never sent.
+   */
+  callerNames?: Readonly<Record<string, readonly string[]>>;
 }
 
 export type StopReason = 'stop' | 'length' | 'tool_calls' | 'content_filter' | 'stop_sequence';
@@ -173,6 +180,14 @@ export const num = (v: unknown): number | undefined => (typeof v === 'number' &&
 /** Adds `name` to a dropped list once. */
 export function drop(list: string[], name: string): void {
   if (!list.includes(name)) list.push(name);
+}
+
+/** Adds what an emitter named (in the common format's words) to `list`, in the caller's words (never nothing). */
+export function dropAsCaller(list: string[], named: readonly string[], callerNames: NeutralRequest['callerNames']): void {
+  for (const n of named) {
+    const own = callerNames?.[n];
+    for (const c of own?.length ? own : [n]) drop(list, c);
+  }
 }
 
 /** JSON text of tool arguments as an object (the messages and Gemini formats want an object). */

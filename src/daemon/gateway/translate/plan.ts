@@ -3,14 +3,15 @@ import type { ChatApi, ChatFormat } from '../../../shared/providers/index.js';
 import { adaptCommon, commonToNeutral, neutralToCommon } from './common-request.js';
 import { neutralToGemini } from './gemini-request.js';
 import { adaptMessages, messagesToNeutral, neutralToMessages } from './messages-request.js';
-import { drop, type NeutralRequest } from './neutral.js';
+import { drop, dropAsCaller, type NeutralRequest } from './neutral.js';
 
 /**
  * The request one chat call sends upstream, from the caller's body in the common or the
  * messages format, for a provider of any chat format. A body already in the provider's
  * format passes with the least change (the concrete model; usage on common streams; the
  * output cap on messages calls; the provider's own names and what it does not take); any
- * other goes through the neutral form. What the provider cannot honour is in `dropped`.
+ * other goes through the neutral form. What the provider cannot honour is in `dropped`; an
+ * output cap above the model's limit is lowered to it, whichever the formats.
  */
 type Obj = Record<string, unknown>;
 export type InboundFormat = 'common' | 'messages';
@@ -52,7 +53,7 @@ interface Emitted {
 type Emit = (req: NeutralRequest, t: CallTarget, api: ChatApi, dropped: string[]) => Emitted;
 
 const EMIT: Record<ChatFormat, Emit> = {
-  common: (req, t, api, dropped) => ({ body: neutralToCommon(req, t.model, api, dropped), path: t.provider.def.chatPath! }),
+  common: (req, t, api, dropped) => ({ body: neutralToCommon(req, t.model, t.maxOutput, api, dropped), path: t.provider.def.chatPath! }),
   messages: (req, t, api, dropped) => ({ body: neutralToMessages(req, t.model, t.maxOutput, api, dropped), path: t.provider.def.chatPath! }),
   gemini: (req, t, api, dropped) => neutralToGemini(req, t.model, t.maxOutput, t.provider.def.chatPath!, api, dropped),
 };
@@ -67,6 +68,11 @@ function sameFormat(i: Inbound, t: CallTarget, api: ChatApi): Outbound {
     return { format: api.format, body, text: JSON.stringify(body), path, query: i.query, headers: i.betas ? { 'anthropic-beta': i.betas } : {}, dropped: [] };
   }
   const body: Obj = { ...i.body, model: t.model };
+  // the output cap at most the model's limit, as on the messages format: behind an alias the
+  // caller cannot know the model, and coding agents ask every model for 128000 (refused upstream)
+  for (const k of ['max_completion_tokens', 'max_tokens']) {
+    if (typeof body[k] === 'number' && (body[k] as number) > t.maxOutput) body[k] = t.maxOutput;
+  }
   if (body.stream === true) {
     const so = body.stream_options && typeof body.stream_options === 'object' ? (body.stream_options as Obj) : {};
     body.stream_options = { ...so, include_usage: true };
@@ -82,6 +88,8 @@ export function outbound(i: Inbound, t: CallTarget): Outbound {
   const req = PARSE[i.format](i.body);
   const dropped = [...req.dropped];
   if (i.betas) drop(dropped, 'anthropic-beta');
-  const e = EMIT[api.format](req, t, api, dropped);
+  const named: string[] = [];
+  const e = EMIT[api.format](req, t, api, named);
+  dropAsCaller(dropped, named, req.callerNames);
   return { format: api.format, body: e.body, text: JSON.stringify(e.body), path: e.path, query: e.query, headers: {}, dropped };
 }
