@@ -1,3 +1,4 @@
+import { priced } from './prices.js';
 import type { ChatUpstream, CloudSettings, ProviderDef, ProxyCall, ProxyTarget } from './types.js';
 
 /**
@@ -63,13 +64,14 @@ export const azureOpenai = {
     lastUpdated: '2025-11-01',
     // Global deployments, per 1M tokens; cached input is the prompt-cache price
     sourceUrl: 'https://azure.microsoft.com/en-us/pricing/details/cognitive-services/openai-service/',
-    models: [
-      { model: 'gpt-4.1-nano', band: 'lite', inputPer1M: 0.1, outputPer1M: 0.4, cachedInputPer1M: 0.025, maxOutputTokens: 32_768, contextTokens: 1_047_576 },
-      { model: 'gpt-4o-mini', band: 'lite', inputPer1M: 0.15, outputPer1M: 0.6, cachedInputPer1M: 0.075, maxOutputTokens: 16_384, contextTokens: 128_000 },
-      { model: 'gpt-4.1-mini', band: 'standard', inputPer1M: 0.4, outputPer1M: 1.6, cachedInputPer1M: 0.1, maxOutputTokens: 32_768, contextTokens: 1_047_576 },
-      { model: 'gpt-4.1', band: 'pro', inputPer1M: 2.0, outputPer1M: 8.0, cachedInputPer1M: 0.5, maxOutputTokens: 32_768, contextTokens: 1_047_576 },
-      { model: 'gpt-4o', band: 'pro', inputPer1M: 2.5, outputPer1M: 10.0, cachedInputPer1M: 1.25, maxOutputTokens: 16_384, contextTokens: 128_000 },
-    ],
+    // prices: the bundled price data (genai-prices.ts), unless a row states its own
+    models: priced('azure-openai', [
+      { model: 'gpt-4.1-nano', band: 'lite', maxOutputTokens: 32_768, contextTokens: 1_047_576 },
+      { model: 'gpt-4o-mini', band: 'lite', maxOutputTokens: 16_384, contextTokens: 128_000 },
+      { model: 'gpt-4.1-mini', band: 'standard', maxOutputTokens: 32_768, contextTokens: 1_047_576 },
+      { model: 'gpt-4.1', band: 'pro', maxOutputTokens: 32_768, contextTokens: 1_047_576 },
+      { model: 'gpt-4o', band: 'pro', maxOutputTokens: 16_384, contextTokens: 128_000 },
+    ]),
   },
   proxyTarget,
   chatUpstream,

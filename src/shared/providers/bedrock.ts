@@ -1,3 +1,4 @@
+import { priced } from './prices.js';
 import type { ChatUpstream, ProviderDef, ProxyCall, ProxyTarget } from './types.js';
 
 /**
@@ -77,17 +78,20 @@ export const bedrock = {
     // on-demand, per 1M tokens. Claude 4.5 models: a `global.` inference profile costs about
     // 10% less than a geographic or in-region one (docs.aws.amazon.com/bedrock/latest/userguide/global-cross-region-inference.html)
     sourceUrl: 'https://aws.amazon.com/bedrock/pricing/',
-    models: [
-      { model: 'amazon.nova-micro-v1', band: 'lite', inputPer1M: 0.035, outputPer1M: 0.14, cachedInputPer1M: 0.00875, maxOutputTokens: 10_000, contextTokens: 128_000 },
-      { model: 'amazon.nova-lite-v1', band: 'lite', inputPer1M: 0.06, outputPer1M: 0.24, cachedInputPer1M: 0.015, maxOutputTokens: 10_000, contextTokens: 300_000 },
-      { model: 'amazon.nova-pro-v1', band: 'standard', inputPer1M: 0.8, outputPer1M: 3.2, cachedInputPer1M: 0.2, maxOutputTokens: 10_000, contextTokens: 300_000 },
-      { model: 'meta.llama3-3-70b-instruct-v1', band: 'standard', inputPer1M: 0.72, outputPer1M: 0.72, cachedInputPer1M: 0.72, maxOutputTokens: 8_192, contextTokens: 128_000 },
-      { model: 'anthropic.claude-3-5-haiku', band: 'lite', inputPer1M: 0.8, outputPer1M: 4.0, cachedInputPer1M: 0.08, maxOutputTokens: 8_192, contextTokens: 200_000, cacheWritePer1M: 1, cacheWrite1hPer1M: 1.6 },
-      { model: 'anthropic.claude-haiku-4-5', band: 'standard', inputPer1M: 1.1, outputPer1M: 5.5, cachedInputPer1M: 0.11, maxOutputTokens: 64_000, contextTokens: 200_000, cacheWritePer1M: 1.375, cacheWrite1hPer1M: 2.2 },
-      { model: 'global.anthropic.claude-haiku-4-5', band: 'standard', inputPer1M: 1.0, outputPer1M: 5.0, cachedInputPer1M: 0.1, maxOutputTokens: 64_000, contextTokens: 200_000, cacheWritePer1M: 1.25, cacheWrite1hPer1M: 2 },
-      { model: 'anthropic.claude-sonnet-4-5', band: 'pro', inputPer1M: 3.3, outputPer1M: 16.5, cachedInputPer1M: 0.33, maxOutputTokens: 64_000, contextTokens: 1_000_000, cacheWritePer1M: 4.125, cacheWrite1hPer1M: 6.6, tiers: [{ aboveInputTokens: 200_000, inputPer1M: 6.6, outputPer1M: 24.75, cachedInputPer1M: 0.66, cacheWritePer1M: 8.25, cacheWrite1hPer1M: 13.2 }] },
-      { model: 'global.anthropic.claude-sonnet-4-5', band: 'pro', inputPer1M: 3.0, outputPer1M: 15.0, cachedInputPer1M: 0.3, maxOutputTokens: 64_000, contextTokens: 1_000_000, cacheWritePer1M: 3.75, cacheWrite1hPer1M: 6, tiers: [{ aboveInputTokens: 200_000, inputPer1M: 6, outputPer1M: 22.5, cachedInputPer1M: 0.6, cacheWritePer1M: 7.5, cacheWrite1hPer1M: 12 }] },
-    ],
+    // prices: the bundled price data (genai-prices.ts), unless a row states its own
+    models: priced('bedrock', [
+      { model: 'amazon.nova-micro-v1', band: 'lite', maxOutputTokens: 10_000, contextTokens: 128_000 },
+      { model: 'amazon.nova-lite-v1', band: 'lite', maxOutputTokens: 10_000, contextTokens: 300_000 },
+      { model: 'amazon.nova-pro-v1', band: 'standard', maxOutputTokens: 10_000, contextTokens: 300_000 },
+      { model: 'meta.llama3-3-70b-instruct-v1', band: 'standard', maxOutputTokens: 8_192, contextTokens: 128_000 },
+      // not in the bundled data: the pricing page's on-demand prices, with Anthropic's cache rules
+      // (reads 0.1× input, 5-minute writes 1.25×, 1-hour writes 2×; above 200k prompt tokens 2× in, 1.5× out)
+      { model: 'anthropic.claude-3-5-haiku', band: 'lite', maxOutputTokens: 8_192, contextTokens: 200_000, price: { inputPer1M: 0.8, outputPer1M: 4.0, cachedInputPer1M: 0.08, cacheWritePer1M: 1, cacheWrite1hPer1M: 1.6 } },
+      { model: 'anthropic.claude-haiku-4-5', band: 'standard', maxOutputTokens: 64_000, contextTokens: 200_000, price: { inputPer1M: 1.1, outputPer1M: 5.5, cachedInputPer1M: 0.11, cacheWritePer1M: 1.375, cacheWrite1hPer1M: 2.2 } },
+      { model: 'global.anthropic.claude-haiku-4-5', band: 'standard', maxOutputTokens: 64_000, contextTokens: 200_000, price: { inputPer1M: 1.0, outputPer1M: 5.0, cachedInputPer1M: 0.1, cacheWritePer1M: 1.25, cacheWrite1hPer1M: 2 } },
+      { model: 'anthropic.claude-sonnet-4-5', band: 'pro', maxOutputTokens: 64_000, contextTokens: 1_000_000, price: { inputPer1M: 3.3, outputPer1M: 16.5, cachedInputPer1M: 0.33, cacheWritePer1M: 4.125, cacheWrite1hPer1M: 6.6, tiers: [{ aboveInputTokens: 200_000, inputPer1M: 6.6, outputPer1M: 24.75, cachedInputPer1M: 0.66, cacheWritePer1M: 8.25, cacheWrite1hPer1M: 13.2 }] } },
+      { model: 'global.anthropic.claude-sonnet-4-5', band: 'pro', maxOutputTokens: 64_000, contextTokens: 1_000_000, price: { inputPer1M: 3.0, outputPer1M: 15.0, cachedInputPer1M: 0.3, cacheWritePer1M: 3.75, cacheWrite1hPer1M: 6, tiers: [{ aboveInputTokens: 200_000, inputPer1M: 6, outputPer1M: 22.5, cachedInputPer1M: 0.6, cacheWritePer1M: 7.5, cacheWrite1hPer1M: 12 }] } },
+    ]),
   },
   proxyTarget,
   chatUpstream,

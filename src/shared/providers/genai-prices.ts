@@ -40,4 +40,23 @@ export const GENAI_PRICES: Readonly<Record<string, DataModel>> = {
   "cohere/command-r": {"id":"command-r","prices":[{"inputPer1M":0.15,"outputPer1M":0.6}]},
   "cohere/command-r-plus": {"id":"command-r-plus","prices":[{"inputPer1M":2.5,"outputPer1M":10}]},
   "cohere/command-a-03-2025": {"id":"command-a","prices":[{"inputPer1M":2.5,"outputPer1M":10}]},
+  "azure-openai/gpt-4.1-nano": {"id":"gpt-4.1-nano","contextTokens":1000000,"prices":[{"inputPer1M":0.1,"cachedInputPer1M":0.025,"outputPer1M":0.4}]},
+  "azure-openai/gpt-4o-mini": {"id":"gpt-4o-mini","contextTokens":128000,"prices":[{"inputPer1M":0.15,"cachedInputPer1M":0.075,"outputPer1M":0.6}],"unpriced":["storage_searches_kcount","web_searches_kcount"]},
+  "azure-openai/gpt-4.1-mini": {"id":"gpt-4.1-mini","contextTokens":1000000,"prices":[{"inputPer1M":0.4,"cachedInputPer1M":0.1,"outputPer1M":1.6}],"unpriced":["storage_searches_kcount","web_searches_kcount"]},
+  "azure-openai/gpt-4.1": {"id":"gpt-4.1","contextTokens":1000000,"prices":[{"inputPer1M":2,"cachedInputPer1M":0.5,"outputPer1M":8}],"unpriced":["storage_searches_kcount","web_searches_kcount"]},
+  "azure-openai/gpt-4o": {"id":"gpt-4o","contextTokens":128000,"prices":[{"inputPer1M":2.5,"cachedInputPer1M":1.25,"outputPer1M":10}],"unpriced":["storage_searches_kcount","web_searches_kcount"]},
+  "bedrock/amazon.nova-micro-v1": {"id":"amazon.nova-micro-v1:0","contextTokens":128000,"prices":[{"inputPer1M":0.035,"cachedInputPer1M":0.00875,"outputPer1M":0.14}]},
+  "bedrock/amazon.nova-lite-v1": {"id":"amazon.nova-lite-v1:0","contextTokens":300000,"prices":[{"inputPer1M":0.06,"cachedInputPer1M":0.015,"outputPer1M":0.24}]},
+  "bedrock/amazon.nova-pro-v1": {"id":"amazon.nova-pro-v1:0","contextTokens":300000,"prices":[{"inputPer1M":0.8,"cachedInputPer1M":0.2,"outputPer1M":3.2}]},
+  "bedrock/meta.llama3-3-70b-instruct-v1": {"id":"meta.llama3-3-70b-instruct-v1:0","contextTokens":128000,"prices":[{"inputPer1M":0.72,"outputPer1M":0.72}]},
+  // bedrock/anthropic.claude-3-5-haiku: not in the data
+  // bedrock/anthropic.claude-haiku-4-5: not in the data
+  // bedrock/global.anthropic.claude-haiku-4-5: not in the data
+  // bedrock/anthropic.claude-sonnet-4-5: not in the data
+  // bedrock/global.anthropic.claude-sonnet-4-5: not in the data
+  "vertex/gemini-2.5-flash-lite": {"id":"gemini-2.5-flash-lite","contextTokens":1000000,"prices":[{"inputPer1M":0.1,"cachedInputPer1M":0.01,"outputPer1M":0.4}],"unpriced":["cache_audio_read_mtok","input_audio_mtok"]},
+  "vertex/gemini-2.5-flash": {"id":"gemini-2.5-flash","contextTokens":1048576,"prices":[{"inputPer1M":0.3,"cachedInputPer1M":0.03,"outputPer1M":2.5}],"unpriced":["cache_audio_read_mtok","input_audio_mtok"]},
+  "vertex/gemini-2.5-pro": {"id":"gemini-2.5-pro","prices":[{"inputPer1M":1.25,"cachedInputPer1M":0.125,"outputPer1M":10,"tiers":[{"aboveInputTokens":200000,"inputPer1M":2.5,"cachedInputPer1M":0.25,"outputPer1M":15}]}]},
+  "vertex/claude-haiku-4-5": {"id":"claude-haiku-4-5","contextTokens":200000,"prices":[{"inputPer1M":1,"cacheWritePer1M":1.25,"cachedInputPer1M":0.1,"outputPer1M":5,"cacheWrite1hPer1M":2}],"unpriced":["web_searches_kcount"]},
+  "vertex/claude-sonnet-4-5": {"id":"claude-sonnet-4-5","contextTokens":200000,"prices":[{"inputPer1M":3,"cacheWritePer1M":3.75,"cachedInputPer1M":0.3,"outputPer1M":15,"tiers":[{"aboveInputTokens":200000,"inputPer1M":6,"cacheWritePer1M":7.5,"cachedInputPer1M":0.6,"outputPer1M":22.5}]}]},
 };

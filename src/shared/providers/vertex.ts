@@ -1,3 +1,4 @@
+import { priced } from './prices.js';
 import type { ChatUpstream, CloudSettings, ProviderDef, ProxyCall, ProxyTarget } from './types.js';
 
 /**
@@ -78,13 +79,14 @@ export const vertex = {
     // per 1M tokens, prompts up to 200k tokens; Claude at the global endpoint (a regional
     // location costs 10% more for Claude 4.5 models: https://docs.claude.com/en/api/claude-on-vertex-ai)
     sourceUrl: 'https://cloud.google.com/vertex-ai/generative-ai/pricing',
-    models: [
-      { model: 'gemini-2.5-flash-lite', band: 'lite', inputPer1M: 0.1, outputPer1M: 0.4, cachedInputPer1M: 0.01, maxOutputTokens: 65_536, contextTokens: 1_048_576 },
-      { model: 'gemini-2.5-flash', band: 'standard', inputPer1M: 0.3, outputPer1M: 2.5, cachedInputPer1M: 0.03, maxOutputTokens: 65_536, contextTokens: 1_048_576 },
-      { model: 'gemini-2.5-pro', band: 'pro', inputPer1M: 1.25, outputPer1M: 10.0, cachedInputPer1M: 0.125, maxOutputTokens: 65_536, contextTokens: 1_048_576, tiers: [{ aboveInputTokens: 200_000, inputPer1M: 2.5, outputPer1M: 15, cachedInputPer1M: 0.25 }] },
-      { model: 'claude-haiku-4-5', band: 'standard', inputPer1M: 1.0, outputPer1M: 5.0, cachedInputPer1M: 0.1, maxOutputTokens: 64_000, contextTokens: 200_000, cacheWritePer1M: 1.25, cacheWrite1hPer1M: 2 },
-      { model: 'claude-sonnet-4-5', band: 'pro', inputPer1M: 3.0, outputPer1M: 15.0, cachedInputPer1M: 0.3, maxOutputTokens: 64_000, contextTokens: 1_000_000, cacheWritePer1M: 3.75, cacheWrite1hPer1M: 6, tiers: [{ aboveInputTokens: 200_000, inputPer1M: 6, outputPer1M: 22.5, cachedInputPer1M: 0.6, cacheWritePer1M: 7.5, cacheWrite1hPer1M: 12 }] },
-    ],
+    // prices: the bundled price data (genai-prices.ts), unless a row states its own
+    models: priced('vertex', [
+      { model: 'gemini-2.5-flash-lite', band: 'lite', maxOutputTokens: 65_536, contextTokens: 1_048_576 },
+      { model: 'gemini-2.5-flash', band: 'standard', maxOutputTokens: 65_536, contextTokens: 1_048_576 },
+      { model: 'gemini-2.5-pro', band: 'pro', maxOutputTokens: 65_536, contextTokens: 1_048_576 },
+      { model: 'claude-haiku-4-5', band: 'standard', maxOutputTokens: 64_000, contextTokens: 200_000 },
+      { model: 'claude-sonnet-4-5', band: 'pro', maxOutputTokens: 64_000, contextTokens: 1_000_000 },
+    ]),
   },
   proxyTarget,
   chatUpstream,
