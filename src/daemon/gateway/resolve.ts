@@ -7,12 +7,13 @@ import { allowsTarget, KeyModelRefusal, type Allowlist } from './model-allowlist
 
 /**
  * Model resolution for unified chat: every LLM provider of the catalog with a chat API
- * (`chat` and `chatPath` in its module) serves it, in its own format (the common format,
- * the messages format for anthropic, Gemini's for google). A model is allowed when its
+ * (`chat` and `chatPath` in its module, or a cloud's `chatUpstream`) serves it, in its own
+ * format (the common format, the messages format for anthropic, Gemini's for google; a
+ * cloud's per model: cloud-chat.ts). A model is allowed when its
  * band (config.models) is one of the caller's tier bands.
  */
 export const CHAT_PROVIDERS: readonly string[] = (Object.values(PROVIDERS) as ProviderDef[])
-  .filter((d) => d.category === 'LLM' && d.chat && d.chatPath)
+  .filter((d) => d.category === 'LLM' && ((d.chat && d.chatPath) || d.chatUpstream))
   .map((d) => d.id);
 export type ChatProvider = string;
 
