@@ -22,6 +22,9 @@ const CHAT_SET = new Set(CHAT_PROVIDERS);
 /** The spec's codes for the first two chat providers' missing keys; any other names the provider. */
 const KEY_MISSING: Record<string, ErrorCode> = { openai: 'ALPHA_KEY_MISSING', anthropic: 'BETA_KEY_MISSING' };
 
+/** Where a provider's credentials go when they are not an apiKey. */
+const CREDENTIALS: Record<string, string> = { bedrock: 'providers.bedrock.accessKeyId and secretAccessKey', vertex: 'providers.vertex.serviceAccount' };
+
 export function isChatProvider(p: string): boolean {
   return CHAT_SET.has(p);
 }
@@ -130,7 +133,7 @@ export function resolveChatModel(config: ResolvedConfig, tier: string, model: st
   if (!hasKey(config, provider)) {
     throw new AgwError(
       KEY_MISSING[provider] ?? 'PROVIDER_KEY_MISSING',
-      `no API key is configured for ${provider}: set providers.${provider}.apiKey or AGW_PROVIDER_${provider.toUpperCase()}_KEY`,
+      `no API key is configured for ${provider}: set ${CREDENTIALS[provider] ?? `providers.${provider}.apiKey`} or AGW_PROVIDER_${provider.toUpperCase().replace(/-/g, '_')}_KEY`,
       { reason: 'provider_without_key', provider },
     );
   }
