@@ -150,6 +150,16 @@ describe('bedrock as an alias target', () => {
     ]);
   });
 
+  test('count_tokens on the messages base URL: the gateway’s estimate, free, nothing sent to the cloud', async () => {
+    const u = await d.user({ tier: 'pro', balance: 5 });
+    const before = c.bedrock.seen.length;
+    const res = await post('/gateway/v1/messages/count_tokens', u.key, { model: 'bedrock-claude', messages: [hi('count these tokens please')] });
+    expect(res.status, await res.clone().text()).toBe(200);
+    expect((await res.json()).input_tokens).toBeGreaterThan(3);
+    expect(c.bedrock.seen.length).toBe(before);
+    expect(await usageTransactions(d.daemon.ctx.db, u.id)).toEqual([]);
+  });
+
   test('strict mode refuses what Bedrock cannot take, before anything is sent or charged', async () => {
     const u = await d.user({ tier: 'pro', balance: 5 });
     const before = c.bedrock.seen.length;
