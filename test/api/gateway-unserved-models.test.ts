@@ -56,7 +56,7 @@ describe('unified chat names why it refuses a model', () => {
 });
 
 describe('the catalog and the portal say which models unified chat serves', () => {
-  const LLM = ['openai', 'anthropic', 'google', 'groq', 'mistral', 'deepseek', 'xai', 'together', 'cohere'];
+  const LLM = ['openai', 'anthropic', 'google', 'groq', 'mistral', 'deepseek', 'xai', 'together', 'cohere', 'azure-openai', 'bedrock', 'vertex'];
 
   it('GET /gateway/aliases: every LLM provider is served by unified chat (issue #28); no model is left to the proxy alone', async () => {
     const a = await (await f.d.fetch('/gateway/aliases', { key: u.key })).json();
@@ -75,5 +75,7 @@ describe('the catalog and the portal say which models unified chat serves', () =
     expect(byModel.get('openai/gpt-4o-mini')).toMatchObject({ provider: 'openai', unifiedChat: true, providerHasKey: true });
     expect(byModel.get('google/gemini-2.5-flash')).toMatchObject({ provider: 'google', unifiedChat: true, providerHasKey: true });
     expect(byModel.get('xai/grok-3-mini')).toMatchObject({ provider: 'xai', unifiedChat: true, providerHasKey: false });
+    // the clouds are alias targets too (issue #30): unified chat, once they have credentials here
+    expect(byModel.get('azure-openai/gpt-4o-mini')).toMatchObject({ provider: 'azure-openai', unifiedChat: true, providerHasKey: false });
   });
 });

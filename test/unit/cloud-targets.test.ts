@@ -29,8 +29,30 @@ describe('chat-format requests for the clouds', () => {
     expect(r.headers.accept).toBe('application/vnd.amazon.eventstream');
     expect(JSON.parse(r.body)).toEqual({ anthropic_version: 'bedrock-2023-05-31', max_tokens: 10, messages: body.messages, system: 's' });
     expect(build('bedrock', 'messages', { ...body, stream: false }, 'anthropic.claude-haiku-4-5-20251001-v1:0')!.path).toBe('/model/anthropic.claude-haiku-4-5-20251001-v1%3A0/invoke');
-    expect(build('bedrock', 'messages', body, 'amazon.nova-pro-v1:0')).toBeUndefined();
     expect(build('bedrock', 'common', body, 'anthropic.claude-haiku-4-5-20251001-v1:0')).toBeUndefined();
+  });
+
+  test('bedrock: what InvokeModel does not take is left out and named; betas go in the body', () => {
+    const body = { model: 'x', max_tokens: 10, messages: [], metadata: { user_id: 'u' }, service_tier: 'auto', output_config: {}, thinking: { type: 'enabled', budget_tokens: 2000 } };
+    const r = getProvider('bedrock')!.chatUpstream!('messages', body, 'anthropic.claude-sonnet-4-5-20250929-v1:0', settings, { 'anthropic-beta': 'a-1, b-2' })!;
+    expect(JSON.parse(r.body)).toEqual({ anthropic_version: 'bedrock-2023-05-31', anthropic_beta: ['a-1', 'b-2'], max_tokens: 10, messages: [], thinking: body.thinking });
+    expect(r.dropped).toEqual(['metadata', 'service_tier', 'output_config']);
+  });
+
+  test('bedrock: any other model through Converse (converse / converse-stream), its answer marked for conversion', () => {
+    const r = build('bedrock', 'messages', { model: 'x', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }], stream: true }, 'amazon.nova-pro-v1:0')!;
+    expect(r).toMatchObject({ path: '/model/amazon.nova-pro-v1%3A0/converse-stream', usageFormat: 'bedrock', eventStream: true, answer: 'converse', dropped: [] });
+    expect(JSON.parse(r.body)).toEqual({ messages: [{ role: 'user', content: [{ text: 'hi' }] }], inferenceConfig: { maxTokens: 10 } });
+  });
+
+  test('the chat API each cloud model is called in', () => {
+    const api = (id: string, model: string) => getProvider(id)!.chatFor!(model);
+    expect(api('azure-openai', 'gpt-4o')).toMatchObject({ format: 'common' });
+    expect(api('bedrock', 'us.anthropic.claude-sonnet-4-5-20250929-v1:0')).toMatchObject({ format: 'messages' });
+    expect(api('bedrock', 'us.anthropic.claude-sonnet-4-5-20250929-v1:0')!.reasoningModels!.test('us.anthropic.claude-sonnet-4-5-20250929-v1:0')).toBe(true);
+    expect(api('bedrock', 'meta.llama3-3-70b-instruct-v1:0')!.reasoningModels!.test('meta.llama3-3-70b-instruct-v1:0')).toBe(false);
+    expect(api('vertex', 'claude-haiku-4-5@20251001')).toMatchObject({ format: 'messages' });
+    expect(api('vertex', 'gemini-2.5-pro')).toMatchObject({ format: 'gemini' });
   });
 
   test('vertex: Claude by rawPredict / streamRawPredict with vertex’s anthropic_version, Gemini by generateContent / streamGenerateContent?alt=sse', () => {

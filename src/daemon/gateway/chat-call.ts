@@ -14,7 +14,8 @@ import { Call, deliver, isEventStream, projectFor, unreachable, upstreamMessage 
 import { CHAT_PROVIDERS, resolveChatModel, type ResolvedModel } from './resolve.js';
 import type { Gateway } from './runtime.js';
 import { answerRewriters, type AnswerFormat } from './translate/answer.js';
-import { outbound, type InboundFormat, type Outbound } from './translate/plan.js';
+import type { InboundFormat, Outbound } from './translate/plan.js';
+import { chatOutbound, cloudRewriters, isAwsEventStream } from './cloud-chat.js';
 import { conversationOf, pinnedKey } from './keys/sticky.js';
 import { providerAuthHeaders } from './upstream.js';
 import { estimatePromptTokens } from './usage.js';
@@ -115,7 +116,7 @@ export async function unifiedChat(ctx: AppContext, gw: Gateway, req: FastifyRequ
   const body = req.body as Obj;
   const target = await resolveOrRefuse(ctx, req, body);
   const provider = ctx.config.providers.get(target.provider)!;
-  const out = outbound(
+  const out = chatOutbound(
     { format: o.inbound, body, ...(o.inbound === 'messages' ? messagesExtras(req) : {}) },
     { provider, model: target.model, maxOutput: maxOutputOf(ctx.config, target.provider, target.model) },
   );
@@ -160,20 +161,22 @@ export async function unifiedChat(ctx: AppContext, gw: Gateway, req: FastifyRequ
     throw e;
   }
   if (up.statusCode < 200 || up.statusCode >= 300) {
-    const { body: text } = await readErrorBody(up, gw.redact);
+    const { body: text } = await readErrorBody(up, call.redact);
     const ra = up.headers['retry-after'];
-    const e = upstreamRefusal(target.provider, up.statusCode, upstreamMessage(text, gw.redact), typeof ra === 'string' ? gw.redact.headerValue(ra) : undefined);
+    const e = upstreamRefusal(target.provider, up.statusCode, upstreamMessage(text, call.redact), typeof ra === 'string' ? call.redact.headerValue(ra) : undefined);
     await release(ctx, r, up.statusCode, { err: e });
     throw e;
   }
   if (conversation && call.key) gw.sticky.remember(conversation, target.provider, target.model, call.key.name, now);
-  const rw = o.answer === 'provider' ? answerRewriters(out.format, out.format, target.model) : answerRewriters(out.format, o.answer, target.model, provider.def.chat?.cachedTokensField);
-  const sse = isEventStream(up);
+  // a cloud's own answer shapes become the messages format's first (cloud-chat.ts)
+  const inner = o.answer === 'provider' ? answerRewriters(out.format, out.format, target.model) : answerRewriters(out.format, o.answer, target.model, provider.def.chat?.cachedTokensField);
+  const rw = cloudRewriters(out, up, inner, target.model);
+  const sse = isEventStream(up) || isAwsEventStream(up);
   reply
     .code(200)
     .header(
       'content-type',
-      rw.json ? (sse ? 'text/event-stream; charset=utf-8' : 'application/json; charset=utf-8') : gw.redact.headerValue(up.headers['content-type'] ?? 'application/json'),
+      rw.json ? (sse ? 'text/event-stream; charset=utf-8' : 'application/json; charset=utf-8') : call.redact.headerValue(up.headers['content-type'] ?? 'application/json'),
     )
     .header('cache-control', 'no-cache')
     .header('x-service-resolved-provider', target.provider)
@@ -183,7 +186,7 @@ export async function unifiedChat(ctx: AppContext, gw: Gateway, req: FastifyRequ
   await deliver(call, up, {
     provider,
     model: target.model,
-    usageFormat: USAGE_OF[out.format],
+    usageFormat: out.cloud?.usageFormat ?? USAGE_OF[out.format],
     price: { kind: 'tokens', promptEstimate: estimatePromptTokens(out.body, images?.tokens) },
     rewriteSse: sse && rw.sse ? rw.sse() : undefined,
     rewriteJson: rw.json,

@@ -8,16 +8,17 @@ import { readBody, unreachable, upstreamMessage } from './relay.js';
 import { readErrorBody } from './redact.js';
 import { resolveChatModel } from './resolve.js';
 import type { Gateway } from './runtime.js';
-import { outbound } from './translate/plan.js';
+import { chatOutbound } from './cloud-chat.js';
 import { providerAuthHeaders } from './upstream.js';
 import { estimatePromptTokens } from './usage.js';
 
 /**
  * POST /gateway/v1/messages/count_tokens: the input tokens of a Messages body at the
  * provider its model resolves to, free and unmetered (no quota unit, no hold, no record).
- * A messages-format provider is asked (its own count_tokens); for any other the count is
- * the gateway's estimate of the body as that provider would get it: ceil(chars / 4) + 3 a
- * message, images by their pixels, tool definitions by their JSON (ceil(chars / 4)).
+ * A messages-format provider is asked (its own count_tokens); for any other (a cloud's
+ * Claude too) the count is the gateway's estimate of the body as that provider would get
+ * it: ceil(chars / 4) + 3 a message, images by their pixels, tool definitions by their JSON
+ * (ceil(chars / 4)).
  */
 type Obj = Record<string, unknown>;
 
@@ -29,8 +30,8 @@ export async function countTokens(ctx: AppContext, gw: Gateway, req: FastifyRequ
   const body = req.body as Obj;
   const target = resolveChatModel(ctx.config, u.tier, String(body.model), keyAllowlist(ctx, u));
   const provider = ctx.config.providers.get(target.provider)!;
-  const out = outbound({ format: 'messages', body: { ...body, stream: false }, ...messagesExtras(req) }, { provider, model: target.model, maxOutput: maxOutputOf(ctx.config, target.provider, target.model) });
-  if (out.format !== 'messages') {
+  const out = chatOutbound({ format: 'messages', body: { ...body, stream: false }, ...messagesExtras(req) }, { provider, model: target.model, maxOutput: maxOutputOf(ctx.config, target.provider, target.model) });
+  if (out.format !== 'messages' || out.cloud) {
     const images = countImages(out.format, out.body, out.text, target.provider, target.model);
     const tools = out.body.tools === undefined ? 0 : Math.ceil(JSON.stringify(out.body.tools).length / 4);
     return { input_tokens: estimatePromptTokens(out.body, images?.tokens) + tools };

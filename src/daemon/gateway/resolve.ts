@@ -8,12 +8,13 @@ import { allowsTarget, KeyModelRefusal, type Allowlist } from './model-allowlist
 
 /**
  * Model resolution for unified chat: every LLM provider of the catalog with a chat API
- * (`chat` and `chatPath` in its module) serves it, in its own format (the common format,
- * the messages format for anthropic, Gemini's for google). A model is allowed when its
+ * (`chat` and `chatPath` in its module, or a cloud's `chatUpstream`) serves it, in its own
+ * format (the common format, the messages format for anthropic, Gemini's for google; a
+ * cloud's per model: cloud-chat.ts). A model is allowed when its
  * band (config.models) is one of the caller's tier bands.
  */
 export const CHAT_PROVIDERS: readonly string[] = (Object.values(PROVIDERS) as ProviderDef[])
-  .filter((d) => d.category === 'LLM' && d.chat && d.chatPath)
+  .filter((d) => d.category === 'LLM' && ((d.chat && d.chatPath) || d.chatUpstream))
   .map((d) => d.id);
 export type ChatProvider = string;
 
@@ -21,6 +22,9 @@ const CHAT_SET = new Set(CHAT_PROVIDERS);
 
 /** The spec's codes for the first two chat providers' missing keys; any other names the provider. */
 const KEY_MISSING: Record<string, ErrorCode> = { openai: 'ALPHA_KEY_MISSING', anthropic: 'BETA_KEY_MISSING' };
+
+/** Where a provider's credentials go when they are not an apiKey. */
+const CREDENTIALS: Record<string, string> = { bedrock: 'providers.bedrock.accessKeyId and secretAccessKey', vertex: 'providers.vertex.serviceAccount' };
 
 export function isChatProvider(p: string): boolean {
   return CHAT_SET.has(p);
@@ -133,7 +137,7 @@ export function resolveChatModel(config: ResolvedConfig, tier: string, model: st
   if (!hasKey(config, provider)) {
     throw new AgwError(
       KEY_MISSING[provider] ?? 'PROVIDER_KEY_MISSING',
-      `no API key is configured for ${provider}: set providers.${provider}.apiKey or AGW_PROVIDER_${provider.toUpperCase()}_KEY`,
+      `no API key is configured for ${provider}: set ${CREDENTIALS[provider] ?? `providers.${provider}.apiKey`} or AGW_PROVIDER_${provider.toUpperCase().replace(/-/g, '_')}_KEY`,
       { reason: 'provider_without_key', provider },
     );
   }

@@ -3,6 +3,7 @@ import type { ResolvedConfig } from '../../shared/config/resolve.js';
 import type { ModelBand } from '../../shared/providers/index.js';
 import { priceRow } from '../money/pricing.js';
 import type { Gateway } from './runtime.js';
+import { chatApiOf } from './cloud-chat.js';
 
 /**
  * Smart-route candidates: the class's targets from config, ordered by
@@ -11,7 +12,8 @@ import type { Gateway } from './runtime.js';
  *                     in config order, so every candidate gets measured
  *   best-quality-llm  band, premium first
  * with ties kept in config order. Only providers that are enabled, have a key, have a
- * chat API (any LLM provider of the catalog), and whose circuit breaker is closed take part.
+ * chat API for the model (any LLM provider of the catalog, a cloud's model in the format it
+ * takes: cloud-chat.ts), and whose circuit breaker is closed take part.
  */
 const BAND_RANK: Record<ModelBand, number> = { premium: 3, pro: 2, standard: 1, lite: 0 };
 
@@ -23,7 +25,7 @@ export function retailPrice(config: ResolvedConfig, t: Target): number {
 
 export function routable(config: ResolvedConfig, t: Target): boolean {
   const p = config.providers.get(t.provider);
-  return Boolean(p && p.enabled && p.keys.length > 0 && p.def.chatPath && p.def.chat);
+  return Boolean(p && p.enabled && p.keys.length > 0 && chatApiOf(p.def, t.model));
 }
 
 function sortKey(config: ResolvedConfig, gw: Gateway | undefined, cls: SmartRouteClass, t: Target): number {

@@ -15,7 +15,7 @@ import { allowsTarget, KeyModelRefusal } from '../gateway/model-allowlist.js';
 import { maxOutputOf, strictParams, unsupported, USAGE_OF } from '../gateway/chat-call.js';
 import { countImages, promptBoundWithImages } from '../gateway/image-tokens.js';
 import { answerRewriters } from '../gateway/translate/answer.js';
-import { outbound } from '../gateway/translate/plan.js';
+import { chatOutbound, cloudRewriters, isAwsEventStream } from '../gateway/cloud-chat.js';
 import { providerAuthHeaders, UpstreamError } from '../gateway/upstream.js';
 import { estimatePromptTokens } from '../gateway/usage.js';
 import { requireModelAndMessages } from '../gateway/validate.js';
@@ -91,7 +91,7 @@ const smart: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
       // every candidate's body as it would be sent: the call holds the dearest of them
       const wires = candidates.map((c) => {
         const provider = ctx.config.providers.get(c.provider)!;
-        const out = outbound({ format: 'common', body }, { provider, model: c.model, maxOutput: maxOutputOf(ctx.config, c.provider, c.model) });
+        const out = chatOutbound({ format: 'common', body }, { provider, model: c.model, maxOutput: maxOutputOf(ctx.config, c.provider, c.model) });
         const images = countImages(out.format, out.body, out.text, c.provider, c.model);
         return { c, provider, out, images, quote: quoteTokens(ctx.config, provider, c.model, out.text, out.body, true, images && promptBoundWithImages(out.text, images)) };
       });
@@ -122,7 +122,7 @@ const smart: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
       const tried: string[] = [];
       let lastStatus: number | null = null;
       for (const { c, provider, out, images } of order) {
-        const headers: Record<string, string> = { 'content-type': 'application/json', accept: body.stream ? 'text/event-stream' : 'application/json' };
+        const headers: Record<string, string> = { 'content-type': 'application/json', accept: body.stream ? 'text/event-stream' : 'application/json', ...out.headers };
         providerAuthHeaders(provider, headers);
         r.droppedParams = out.dropped;
         let up;
@@ -140,10 +140,10 @@ const smart: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
           continue;
         }
         if (up.statusCode < 200 || up.statusCode >= 300) {
-          const { body: text } = await readErrorBody(up, gw.redact);
+          const { body: text } = await readErrorBody(up, call.redact);
           lastStatus = up.statusCode;
           if (REQUEST_PROBLEMS.has(up.statusCode)) {
-            const e = new AgwError('INVALID_REQUEST', `${c.provider} rejected the request: ${upstreamMessage(text, gw.redact)}`);
+            const e = new AgwError('INVALID_REQUEST', `${c.provider} rejected the request: ${upstreamMessage(text, call.redact)}`);
             await release(ctx, r, up.statusCode, { err: e });
             throw e;
           }
@@ -153,8 +153,8 @@ const smart: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
         }
         gw.breaker.success(c.provider);
         if (conversation && call.key) gw.sticky.remember(conversation, c.provider, c.model, call.key.name, now);
-        const sse = isEventStream(up);
-        const rw = answerRewriters(out.format, 'common', c.model, provider.def.chat?.cachedTokensField);
+        const sse = isEventStream(up) || isAwsEventStream(up);
+        const rw = cloudRewriters(out, up, answerRewriters(out.format, 'common', c.model, provider.def.chat?.cachedTokensField), c.model);
         reply
           .code(200)
           .header('content-type', sse ? 'text/event-stream; charset=utf-8' : 'application/json; charset=utf-8')
@@ -165,7 +165,7 @@ const smart: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
         await deliver(call, up, {
           provider,
           model: c.model,
-          usageFormat: USAGE_OF[out.format],
+          usageFormat: out.cloud?.usageFormat ?? USAGE_OF[out.format],
           price: { kind: 'tokens', promptEstimate: estimatePromptTokens(out.body, images?.tokens) },
           rewriteSse: sse && rw.sse ? rw.sse() : undefined,
           rewriteJson: rw.json,

@@ -72,3 +72,20 @@ export function resolveCloud(
   }
   return { settings };
 }
+
+/**
+ * The row a cloud's own model id is priced as, when the catalog (or config) has no row of
+ * that id: the longest row of the provider that the id, as the cloud prices it (`pricedAs`:
+ * Bedrock without a geographic inference profile's prefix), starts with. Lets an alias,
+ * smart-route or `models:` entry name the id the cloud takes (`us.anthropic.claude-…-v1:0`,
+ * `claude-sonnet-4-5@20250929`, `gpt-4o-2024-11-20`) priced from the catalog.
+ */
+export function cloudModelRow<T extends { provider: string; model: string }>(def: ProviderDef, id: string, rows: Iterable<T>): T | undefined {
+  if (!def.chatUpstream) return undefined;
+  const key = def.pricedAs ? def.pricedAs(id) : id;
+  let best: T | undefined;
+  for (const r of rows) {
+    if (r.provider === def.id && key.startsWith(r.model) && (!best || r.model.length > best.model.length)) best = r;
+  }
+  return best;
+}

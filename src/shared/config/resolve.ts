@@ -29,7 +29,7 @@ import {
 } from './defaults.js';
 import type { ConfigProblem } from './load.js';
 import { resolveKeys, keySecrets, type ProviderKey } from './provider-keys.js';
-import { resolveCloud } from './cloud.js';
+import { cloudModelRow, resolveCloud } from './cloud.js';
 import type { CloudSettings } from '../providers/types.js';
 
 export interface ResolvedProvider {
@@ -156,7 +156,7 @@ export function resolveConfig(
   (file.models ?? []).forEach((m, i) => {
     const def = getProvider(m.provider);
     if (!def) return problems.push({ path: `models.${i}.provider`, rule: 'provider', message: 'unknown provider id' });
-    const prev = models.get(modelKey(m.provider, m.model));
+    const prev = models.get(modelKey(m.provider, m.model)) ?? cloudModelRow(def, m.model, models.values());
     if (!prev && (m.inputPer1M === undefined || m.outputPer1M === undefined || !m.band)) {
       return problems.push({
         path: `models.${i}`,
@@ -205,8 +205,13 @@ export function resolveConfig(
 
   const checkTargets = (path: string, targets: Target[]) =>
     targets.forEach((t, i) => {
-      if (!models.has(modelKey(t.provider, t.model)))
-        problems.push({ path: `${path}.${i}`, rule: 'model', message: `unknown model ${t.provider}/${t.model}` });
+      const key = modelKey(t.provider, t.model);
+      if (models.has(key)) return;
+      // a cloud's own model id, priced as its catalog row
+      const def = getProvider(t.provider);
+      const row = def && cloudModelRow(def, t.model, models.values());
+      if (row) models.set(key, { ...row, model: t.model });
+      else problems.push({ path: `${path}.${i}`, rule: 'model', message: `unknown model ${t.provider}/${t.model}` });
     });
   const aliases = new Map<string, Target[]>(Object.entries(DEFAULT_ALIASES));
   for (const [alias, targets] of Object.entries(file.aliases ?? {})) {

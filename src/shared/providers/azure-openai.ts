@@ -1,5 +1,5 @@
 import { priced } from './prices.js';
-import type { ChatUpstream, CloudSettings, ProviderDef, ProxyCall, ProxyTarget } from './types.js';
+import type { ChatApi, ChatUpstream, CloudSettings, ProviderDef, ProxyCall, ProxyTarget } from './types.js';
 
 /**
  * Azure OpenAI: the OpenAI API on an Azure resource. Calls go to
@@ -32,6 +32,18 @@ function proxyTarget(call: ProxyCall, s: CloudSettings): ProxyTarget {
   const path = `/openai/deployments/${encodeURIComponent(deployment)}${call.path.replace(/^\/v1(?=\/)/, '')}`;
   return { path, query: withApiVersion(path, call.query, s), model: call.bodyModel };
 }
+
+/**
+ * As an alias / smart-route target every model takes the common format (chat completions of
+ * its deployment). The GA api-version's request body (2024-10-21) has no store, metadata,
+ * service_tier, modalities, audio or prediction; reasoning_effort needs a later api-version.
+ */
+const CHAT: ChatApi = {
+  format: 'common',
+  unsupported: ['store', 'metadata', 'service_tier', 'modalities', 'audio', 'prediction'],
+  reasoningModels: /^(o\d|gpt-5)/,
+  reference: 'https://learn.microsoft.com/azure/ai-services/openai/reference#chat-completions',
+};
 
 /** Alias / smart-route target: a common-format body goes to the deployment's chat completions. */
 function chatUpstream(format: string, body: Record<string, unknown>, model: string, s: CloudSettings): ChatUpstream | undefined {
@@ -74,5 +86,6 @@ export const azureOpenai = {
     ]),
   },
   proxyTarget,
+  chatFor: () => CHAT,
   chatUpstream,
 } satisfies ProviderDef;

@@ -45,15 +45,15 @@ export const GENAI_PRICES: Readonly<Record<string, DataModel>> = {
   "azure-openai/gpt-4.1-mini": {"id":"gpt-4.1-mini","contextTokens":1000000,"prices":[{"inputPer1M":0.4,"cachedInputPer1M":0.1,"outputPer1M":1.6}],"unpriced":["storage_searches_kcount","web_searches_kcount"]},
   "azure-openai/gpt-4.1": {"id":"gpt-4.1","contextTokens":1000000,"prices":[{"inputPer1M":2,"cachedInputPer1M":0.5,"outputPer1M":8}],"unpriced":["storage_searches_kcount","web_searches_kcount"]},
   "azure-openai/gpt-4o": {"id":"gpt-4o","contextTokens":128000,"prices":[{"inputPer1M":2.5,"cachedInputPer1M":1.25,"outputPer1M":10}],"unpriced":["storage_searches_kcount","web_searches_kcount"]},
-  "bedrock/amazon.nova-micro-v1": {"id":"amazon.nova-micro-v1:0","contextTokens":128000,"prices":[{"inputPer1M":0.035,"cachedInputPer1M":0.00875,"outputPer1M":0.14}]},
-  "bedrock/amazon.nova-lite-v1": {"id":"amazon.nova-lite-v1:0","contextTokens":300000,"prices":[{"inputPer1M":0.06,"cachedInputPer1M":0.015,"outputPer1M":0.24}]},
-  "bedrock/amazon.nova-pro-v1": {"id":"amazon.nova-pro-v1:0","contextTokens":300000,"prices":[{"inputPer1M":0.8,"cachedInputPer1M":0.2,"outputPer1M":3.2}]},
-  "bedrock/meta.llama3-3-70b-instruct-v1": {"id":"meta.llama3-3-70b-instruct-v1:0","contextTokens":128000,"prices":[{"inputPer1M":0.72,"outputPer1M":0.72}]},
-  // bedrock/anthropic.claude-3-5-haiku: not in the data
-  // bedrock/anthropic.claude-haiku-4-5: not in the data
-  // bedrock/global.anthropic.claude-haiku-4-5: not in the data
-  // bedrock/anthropic.claude-sonnet-4-5: not in the data
-  // bedrock/global.anthropic.claude-sonnet-4-5: not in the data
+  "bedrock/amazon.nova-micro-v1:0": {"id":"amazon.nova-micro-v1:0","contextTokens":128000,"prices":[{"inputPer1M":0.035,"cachedInputPer1M":0.00875,"outputPer1M":0.14}]},
+  "bedrock/amazon.nova-lite-v1:0": {"id":"amazon.nova-lite-v1:0","contextTokens":300000,"prices":[{"inputPer1M":0.06,"cachedInputPer1M":0.015,"outputPer1M":0.24}]},
+  "bedrock/amazon.nova-pro-v1:0": {"id":"amazon.nova-pro-v1:0","contextTokens":300000,"prices":[{"inputPer1M":0.8,"cachedInputPer1M":0.2,"outputPer1M":3.2}]},
+  "bedrock/meta.llama3-3-70b-instruct-v1:0": {"id":"meta.llama3-3-70b-instruct-v1:0","contextTokens":128000,"prices":[{"inputPer1M":0.72,"outputPer1M":0.72}]},
+  "bedrock/anthropic.claude-3-5-haiku-20241022-v1:0": {"id":"regional.anthropic.claude-3-5-haiku-20241022-v1:0","contextTokens":200000,"prices":[{"inputPer1M":0.8,"cacheWritePer1M":1,"cachedInputPer1M":0.08,"outputPer1M":4}]},
+  "bedrock/anthropic.claude-haiku-4-5-20251001-v1:0": {"id":"regional.anthropic.claude-haiku-4-5-20251001-v1:0","contextTokens":200000,"prices":[{"inputPer1M":1.1,"cacheWritePer1M":1.375,"cachedInputPer1M":0.11,"outputPer1M":5.5}]},
+  "bedrock/global.anthropic.claude-haiku-4-5-20251001-v1:0": {"id":"global.anthropic.claude-haiku-4-5-20251001-v1:0","contextTokens":200000,"prices":[{"inputPer1M":1,"cacheWritePer1M":1.25,"cachedInputPer1M":0.1,"outputPer1M":5}]},
+  "bedrock/anthropic.claude-sonnet-4-5-20250929-v1:0": {"id":"regional.anthropic.claude-sonnet-4-5-20250929-v1:0","contextTokens":200000,"prices":[{"inputPer1M":3.3,"cacheWritePer1M":4.125,"cachedInputPer1M":0.33,"outputPer1M":16.5}]},
+  "bedrock/global.anthropic.claude-sonnet-4-5-20250929-v1:0": {"id":"global.anthropic.claude-sonnet-4-5-20250929-v1:0","contextTokens":200000,"prices":[{"inputPer1M":3,"cacheWritePer1M":3.75,"cachedInputPer1M":0.3,"outputPer1M":15}]},
   "vertex/gemini-2.5-flash-lite": {"id":"gemini-2.5-flash-lite","contextTokens":1000000,"prices":[{"inputPer1M":0.1,"cachedInputPer1M":0.01,"outputPer1M":0.4}],"unpriced":["cache_audio_read_mtok","input_audio_mtok"]},
   "vertex/gemini-2.5-flash": {"id":"gemini-2.5-flash","contextTokens":1048576,"prices":[{"inputPer1M":0.3,"cachedInputPer1M":0.03,"outputPer1M":2.5}],"unpriced":["cache_audio_read_mtok","input_audio_mtok"]},
   "vertex/gemini-2.5-pro": {"id":"gemini-2.5-pro","prices":[{"inputPer1M":1.25,"cachedInputPer1M":0.125,"outputPer1M":10,"tiers":[{"aboveInputTokens":200000,"inputPer1M":2.5,"cachedInputPer1M":0.25,"outputPer1M":15}]}]},

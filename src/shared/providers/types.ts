@@ -191,8 +191,22 @@ export interface ProviderDef {
    * is priced as. Absent: the caller's path and query unchanged, the model from the path or body.
    */
   proxyTarget?: (call: ProxyCall, settings: CloudSettings) => ProxyTarget;
-  /** Cloud providers as alias / smart-route targets: a chat-format body as this provider takes it (see ChatUpstream). */
-  chatUpstream?: (format: ChatFormat, body: Record<string, unknown>, model: string, settings: CloudSettings) => ChatUpstream | undefined;
+  /**
+   * Cloud providers as alias / smart-route targets: the chat API a model is called in (it
+   * depends on the model: Vertex's Gemini and Claude); undefined: no chat format reaches it.
+   */
+  chatFor?: (model: string) => ChatApi | undefined;
+  /**
+   * Cloud providers as alias / smart-route targets: a chat-format body (as `chatFor` says) as
+   * this provider takes it (see ChatUpstream); `headers`: the gateway's headers for it
+   * beyond content type (anthropic-beta).
+   */
+  chatUpstream?: (format: ChatFormat, body: Record<string, unknown>, model: string, settings: CloudSettings, headers?: Readonly<Record<string, string>>) => ChatUpstream | undefined;
+  /**
+   * Cloud providers: the id a cloud model id is priced as (Bedrock: without its geographic
+   * inference profile's prefix); its catalog row is the longest one it starts with.
+   */
+  pricedAs?: (model: string) => string;
 }
 
 /** The settings of a cloud provider (config `providers.ID`), with their defaults applied. */
@@ -228,6 +242,10 @@ export interface ChatUpstream {
   /** how the answer's usage is read, and whether a stream comes as AWS event stream frames */
   usageFormat: UsageFormat;
   eventStream: boolean;
+  /** `converse`: the answer is Bedrock's Converse shape (JSON or event stream), turned into the messages format's */
+  answer?: 'converse';
+  /** what of the body the cloud does not take (left out and named, or refused in strict mode) */
+  dropped?: string[];
 }
 
 /** One price of a model in the bundled price data (genai-prices.ts): in force from `from` (ISO date) on, or always. */

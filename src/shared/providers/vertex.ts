@@ -1,5 +1,7 @@
 import { priced } from './prices.js';
-import type { ChatUpstream, CloudSettings, ProviderDef, ProxyCall, ProxyTarget } from './types.js';
+import { anthropic } from './anthropic.js';
+import { google } from './google.js';
+import type { ChatApi, ChatUpstream, CloudSettings, ProviderDef, ProxyCall, ProxyTarget } from './types.js';
 
 /**
  * Google Vertex AI (https://cloud.google.com/vertex-ai/generative-ai/docs/reference/rest):
@@ -33,16 +35,25 @@ function proxyTarget(call: ProxyCall, s: CloudSettings): ProxyTarget {
 
 const isClaude = (model: string) => model.startsWith('claude-');
 
-/** Alias / smart-route target: a gemini-format body for a Gemini model, a messages-format one for Claude. */
-function chatUpstream(format: string, body: Record<string, unknown>, model: string, s: CloudSettings): ChatUpstream | undefined {
+/**
+ * As an alias / smart-route target: Claude in the messages format ("nearly identical to the
+ * Messages API and supports all the same options": the model in the URL, anthropic_version in
+ * the body), every other model (Gemini) in Google's format, as the Gemini API takes it.
+ */
+const CLAUDE: ChatApi = { ...anthropic.chat, reference: 'https://docs.claude.com/en/api/claude-on-vertex-ai' };
+const GEMINI: ChatApi = { ...google.chat, reference: 'https://cloud.google.com/vertex-ai/generative-ai/docs/reference/rest/v1/projects.locations.publishers.models/generateContent' };
+
+/** Alias / smart-route target: a gemini-format body for a Gemini model, a messages-format one for Claude (anthropic-beta passed on). */
+function chatUpstream(format: string, body: Record<string, unknown>, model: string, s: CloudSettings, extra: Readonly<Record<string, string>> = {}): ChatUpstream | undefined {
   const streamed = body.stream === true;
   const accept = streamed ? 'text/event-stream' : 'application/json';
   if (format === 'messages' && isClaude(model)) {
     const { model: _m, ...rest } = body;
+    const beta = extra['anthropic-beta'];
     return {
       path: `${prefix(s)}/publishers/anthropic/models/${encodeURIComponent(model)}:${streamed ? 'streamRawPredict' : 'rawPredict'}`,
       query: '',
-      headers: { 'content-type': 'application/json', accept },
+      headers: { 'content-type': 'application/json', accept, ...(beta && { 'anthropic-beta': beta }) },
       body: JSON.stringify({ anthropic_version: VERTEX_ANTHROPIC_VERSION, ...rest }),
       usageFormat: 'vertex',
       eventStream: false,
@@ -89,5 +100,6 @@ export const vertex = {
     ]),
   },
   proxyTarget,
+  chatFor: (model: string) => (isClaude(model) ? CLAUDE : GEMINI),
   chatUpstream,
 } satisfies ProviderDef;
