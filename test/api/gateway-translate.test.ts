@@ -133,6 +133,16 @@ describe('dropped and strict', () => {
     expect(anth.last()).toEqual({ model: 'claude-sonnet-4-5', max_tokens: 50, messages: [{ role: 'user', content: 'hi' }] });
   });
 
+  it('a dropped name that is no header token (the caller’s own key) is percent-encoded, the answer whole (from a review: it was a 500 after the charge)', async () => {
+    anth.queue({ json: anthropicWire.text('claude-sonnet-4-5', '{}') });
+    const res = await chat({ model: 'agent-claude', max_tokens: 5, messages: [{ role: 'user', content: 'hi' }], 'x€': 1, 'a,b': 2 });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-service-dropped-params')).toBe('x%E2%82%AC,a%2Cb');
+    expect((await res.json()).content).toBeDefined();
+    const rec = await (await f.d.fetch(`/requests/${res.headers.get('x-request-id')}`, { key: u.key })).json();
+    expect(rec.droppedParams).toEqual(['x€', 'a,b']);
+  });
+
   it('with X-Service-Strict-Params: 1 it is refused: 400 UNSUPPORTED_PARAMETER before the upstream, free', async () => {
     const v = await f.d.user({ tier: 'pro', balance: 1 });
     const sent = anth.requests.length;

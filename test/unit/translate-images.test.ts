@@ -70,6 +70,17 @@ describe('image sizes from the header bytes', () => {
     expect(imageSize(b64(jpeg(4032, 3024, 60_000)))).toEqual({ w: 4032, h: 3024 });
   });
 
+  it('a truncated JPEG whose segment points past its end answers at once (it froze the daemon: from a review)', () => {
+    // base64 ending in == decodes to less than 3/4 of its length: the walk must not wait for bytes that never come
+    for (const tail of [40, 41, 42, 4096, 10_000]) {
+      const b = Buffer.concat([Buffer.from('ffd8ffe07fff', 'hex'), Buffer.alloc(tail, 0x41)]);
+      expect(imageSize(b.toString('base64'))).toBeUndefined();
+      expect(imageSize(`${b.toString('base64')}!!!`)).toBeUndefined(); // characters Buffer skips
+    }
+    // a JPEG of nothing but fill bytes and restart markers: bounded, no frame header found
+    expect(imageSize(Buffer.concat([Buffer.from('ffd8', 'hex'), Buffer.alloc(100_000, 0xff)]).toString('base64'))).toBeUndefined();
+  });
+
   it('says nothing of what it does not know', () => {
     expect(imageSize(b64(Buffer.from('not an image at all, just some text here')))).toBeUndefined();
     expect(imageSize(b64(jpeg(10, 10).subarray(0, 3)))).toBeUndefined();

@@ -61,6 +61,20 @@ function refusedTarget(config: ResolvedConfig, model: string): { providerId: str
   return { providerId: CHAT_PROVIDERS.find((p) => config.models.has(`${p}/${model}`)) ?? CHAT_PROVIDERS[0], model, alias: null };
 }
 
+/**
+ * X-Service-Dropped-Params: the names, comma-separated. A name is the caller's own (a JSON key,
+ * a content part's type): one that is not a plain header token is percent-encoded, so no
+ * caller's text can break the answer's headers (the request record keeps it as it came).
+ */
+export function droppedHeader(names: readonly string[]): string {
+  let out = '';
+  for (const n of names) {
+    const safe = /^[\x21-\x2b\x2d-\x7e]{1,128}$/.test(n) ? n : encodeURIComponent(n.slice(0, 128));
+    out += out ? `,${safe}` : safe;
+  }
+  return out;
+}
+
 /** The caller's X-Service-Strict-Params: 1. */
 export const strictParams = (req: FastifyRequest) => req.headers['x-service-strict-params'] === '1';
 
@@ -182,7 +196,7 @@ export async function unifiedChat(ctx: AppContext, gw: Gateway, req: FastifyRequ
     .header('x-service-resolved-provider', target.provider)
     .header('x-service-resolved-model', target.model)
     .header('x-service-resolved-via-alias', target.viaAlias ? '1' : '0')
-    .header('x-service-dropped-params', out.dropped.join(','));
+    .header('x-service-dropped-params', droppedHeader(out.dropped));
   await deliver(call, up, {
     provider,
     model: target.model,

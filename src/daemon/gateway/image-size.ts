@@ -15,13 +15,19 @@ function decode(b64: string, bytes: number): Buffer {
 
 const SOF = new Set([0xc0, 0xc1, 0xc2, 0xc3, 0xc5, 0xc6, 0xc7, 0xc9, 0xca, 0xcb, 0xcd, 0xce, 0xcf]);
 
+/** Segments walked at most before a JPEG's frame header (a real file has a few dozen). */
+const MAX_JPEG_SEGMENTS = 4096;
+
 function jpeg(b64: string, head: Buffer): Dims | undefined {
   let buf = head;
   let i = 2;
-  for (;;) {
+  for (let steps = 0; steps < MAX_JPEG_SEGMENTS; steps++) {
     if (i + 9 > buf.length) {
-      if (buf.length * 4 >= b64.length * 3 - 4) return undefined; // the whole image read: no frame header
-      buf = decode(b64, Math.max(i + 4096, buf.length * 4));
+      // read more; a decode that yields nothing new means the whole image is read (base64 with
+      // padding or characters Buffer skips decodes to less than 3/4 of its length)
+      const more = decode(b64, Math.max(i + 4096, buf.length * 4));
+      if (more.length <= buf.length) return undefined;
+      buf = more;
       continue;
     }
     if (buf[i] !== 0xff) return undefined;
@@ -37,6 +43,7 @@ function jpeg(b64: string, head: Buffer): Dims | undefined {
     }
     i += 2 + buf.readUInt16BE(i + 2);
   }
+  return undefined;
 }
 
 function webp(b: Buffer): Dims | undefined {

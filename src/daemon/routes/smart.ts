@@ -12,7 +12,7 @@ import { gatewayOf } from '../gateway/runtime.js';
 import { smartCandidates } from '../gateway/smart.js';
 import { keyAllowlist, refuseForKey } from '../gateway/key-refusal.js';
 import { allowsTarget, KeyModelRefusal } from '../gateway/model-allowlist.js';
-import { maxOutputOf, strictParams, unsupported, USAGE_OF } from '../gateway/chat-call.js';
+import { droppedHeader, maxOutputOf, strictParams, unsupported, USAGE_OF } from '../gateway/chat-call.js';
 import { countImages, promptBoundWithImages } from '../gateway/image-tokens.js';
 import { answerRewriters } from '../gateway/translate/answer.js';
 import { chatOutbound, cloudRewriters, isAwsEventStream } from '../gateway/cloud-chat.js';
@@ -161,7 +161,7 @@ const smart: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
           .header('cache-control', 'no-cache')
           .header('x-smart-route-provider', c.provider)
           .header('x-smart-route-model', c.model)
-          .header('x-service-dropped-params', out.dropped.join(','));
+          .header('x-service-dropped-params', droppedHeader(out.dropped));
         await deliver(call, up, {
           provider,
           model: c.model,
