@@ -5,9 +5,10 @@ import { resolveConfig } from '../../src/shared/config/resolve.js';
 import { findModelPrice, getProvider } from '../../src/shared/providers/index.js';
 import { tokenCostNano } from '../../src/shared/money.js';
 import { SseUsageTap, usageFromJson, type TokenUsage } from '../../src/daemon/gateway/usage.js';
+import { EventStreamUsageTap } from '../../src/daemon/gateway/clouds/eventstream.js';
 import { tokenCost } from '../../src/daemon/money/pricing.js';
 import { quoteTokens } from '../../src/daemon/money/hold.js';
-import { COST_FIXTURES, listFixtures, renderSse } from './load.js';
+import { COST_FIXTURES, listFixtures, renderEventStream, renderSse } from './load.js';
 
 /**
  * Cost conformance (#29 item 6): every LLM provider's documented usage shapes, JSON and
@@ -37,7 +38,8 @@ interface CostFixture {
   margin: number;
   price: Price;
   request?: { path: string; body: Record<string, unknown> };
-  answer: { json?: Record<string, unknown>; stream?: { events: 'named' | 'data'; payloads: unknown[] } };
+  /** a stream's `eventstream` events are an AWS event stream's, decoded (load.ts) */
+  answer: { json?: Record<string, unknown>; stream?: { events: 'named' | 'data' | 'eventstream'; payloads: unknown[] } };
   classes: { input: number; cachedInput: number; cacheWrite5m: number; cacheWrite1h: number; output: number };
   arithmetic: string[];
   expected: { tokens: { prompt: number; completion: number }; rawNano: number; retailNano: number; holdAtLeastNano?: number };
@@ -66,8 +68,17 @@ function applicable(p: Price, prompt: number): Omit<Price, 'tiers'> {
 function usageOfAnswer(f: CostFixture): TokenUsage | undefined {
   const format = getProvider(f.provider)!.usageFormat;
   if (f.answer.json) return usageFromJson(format, Buffer.from(JSON.stringify(f.answer.json)));
+  const { events, payloads } = f.answer.stream!;
+  if (events === 'eventstream') {
+    // Bedrock's binary frames, through the tap the relay uses for them, cut mid-frame as a socket may
+    const tap = new EventStreamUsageTap(format);
+    const bytes = Buffer.concat(renderEventStream(payloads));
+    for (let i = 0; i < bytes.length; i += 97) tap.push(bytes.subarray(i, i + 97));
+    tap.end();
+    return tap.usage(0);
+  }
   const tap = new SseUsageTap(format);
-  tap.push(Buffer.from(renderSse(f.answer.stream!.events, f.answer.stream!.payloads)));
+  tap.push(Buffer.from(renderSse(events, payloads)));
   tap.end();
   return tap.usage(0);
 }

@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { eventFrame } from '../helpers/cloud-mocks.js';
 
 /**
  * The conformance corpus's loader (see README.md beside this file). Two kinds of fixture:
@@ -9,7 +10,12 @@ import { fileURLToPath } from 'node:url';
  * - `*.sse.txt`: `# key: value` header lines (source, proves, meaning, events), then one
  *   event per line: its data payload (a JSON document, or `[DONE]`). `# events: named`
  *   means each event is sent with `event: <payload.type>` as the provider names them;
- *   `data` (the default) means data lines only.
+ *   `data` (the default) means data lines only. `# events: eventstream` is an AWS event stream
+ *   (Bedrock's ConverseStream, InvokeModelWithResponseStream), not SSE: each line is one
+ *   decoded event as the API reference's union names it, `{"<event type>": <payload>}`, and
+ *   the loader encodes the binary frames (`:event-type` the key; a `chunk`'s payload is the
+ *   model's own event, sent base64 in `{"bytes": …}`; a key ending in `Exception` is an
+ *   exception frame).
  */
 export const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), 'fixtures');
 export const COST_FIXTURES = join(dirname(fileURLToPath(import.meta.url)), 'cost');
@@ -43,11 +49,13 @@ export interface SseFixture {
   source: string;
   proves: string;
   meaning?: Meaning;
-  events: 'named' | 'data';
-  /** each event's data payload, parsed (`[DONE]` stays a string) */
+  events: 'named' | 'data' | 'eventstream';
+  /** each event's data payload, parsed (`[DONE]` stays a string); an event stream's decoded events */
   payloads: unknown[];
-  /** the stream as the provider sends it */
+  /** the stream as the provider sends it (SSE; empty for an event stream, see `frames`) */
   wire: string;
+  /** an AWS event stream as the provider sends it: one binary frame per event */
+  frames?: Buffer[];
 }
 
 export type Fixture = JsonFixture | SseFixture;
@@ -89,9 +97,8 @@ export function load(path: string): Fixture {
       }
     }
   }
-  const events = header.events === 'named' ? 'named' : 'data';
+  const events = header.events === 'named' || header.events === 'eventstream' ? header.events : 'data';
   const source = need(rel, header.source, '# source:');
-  const wire = renderSse(events, payloads);
   return {
     kind: 'sse',
     path: rel,
@@ -100,8 +107,26 @@ export function load(path: string): Fixture {
     meaning: header.meaning ? (JSON.parse(header.meaning) as Meaning) : undefined,
     events,
     payloads,
-    wire,
+    wire: events === 'eventstream' ? '' : renderSse(events, payloads),
+    ...(events === 'eventstream' ? { frames: renderEventStream(payloads) } : {}),
   };
+}
+
+/**
+ * An AWS event stream's frames from its decoded events (`{"<event type>": <payload>}` each,
+ * https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_ConverseStreamOutput.html,
+ * API_runtime_ResponseStream.html): headers `:event-type`, `:content-type`, `:message-type`;
+ * a `chunk` carries the model's event as base64 `bytes`; `…Exception` is an exception frame.
+ */
+export function renderEventStream(payloads: unknown[]): Buffer[] {
+  return payloads.map((p) => {
+    const entries = p && typeof p === 'object' ? Object.entries(p) : [];
+    if (entries.length !== 1) throw new Error('an event stream line is one {"<event type>": payload} object');
+    const [type, body] = entries[0];
+    if (type.endsWith('Exception')) return eventFrame({ ':message-type': 'exception', ':exception-type': type, ':content-type': 'application/json' }, JSON.stringify(body));
+    const payload = type === 'chunk' ? { bytes: Buffer.from(JSON.stringify(body)).toString('base64') } : body;
+    return eventFrame({ ':event-type': type, ':content-type': 'application/json', ':message-type': 'event' }, JSON.stringify(payload));
+  });
 }
 
 /** A stream as the provider sends it: `event: <payload.type>` lines when its events are named. */

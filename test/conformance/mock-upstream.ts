@@ -49,9 +49,9 @@ export async function startMockUpstream(): Promise<MockUpstream> {
         res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(f.body));
         return;
       }
-      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-      // event by event, as a provider flushes them
-      const events = f.wire.split(/(?<=\n\n)/);
+      // event by event, as a provider flushes them (an AWS event stream frame by frame)
+      const events: (string | Buffer)[] = f.frames ?? f.wire.split(/(?<=\n\n)/);
+      res.writeHead(200, f.frames ? { 'content-type': 'application/vnd.amazon.eventstream' } : { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
       let i = 0;
       const next = () => {
         if (i >= events.length) return void res.end();

@@ -6,7 +6,7 @@ import type { Fixture, Meaning } from './load.js';
  * them (so a fixture cannot contradict itself), and the translation runner reads what a
  * caller got with the same code. Deliberately plain: no gateway code is used here.
  */
-export type WireFormat = 'chat' | 'messages' | 'gemini' | 'responses' | 'cohere-v2';
+export type WireFormat = 'chat' | 'messages' | 'gemini' | 'responses' | 'cohere-v2' | 'converse';
 
 type Obj = Record<string, unknown>;
 const obj = (v: unknown): Obj => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : {});
@@ -18,8 +18,10 @@ export function formatOf(path: string): WireFormat {
   const [provider, file] = path.split('/');
   if (file.startsWith('responses-')) return 'responses';
   if (file.startsWith('v2-')) return 'cohere-v2';
-  if (provider === 'anthropic') return 'messages';
-  if (provider === 'google') return 'gemini';
+  // Bedrock: Converse, or an Anthropic model's own body through InvokeModel; Vertex: Gemini or Claude
+  if (file.startsWith('converse-')) return 'converse';
+  if (provider === 'anthropic' || file.startsWith('invoke-') || file.startsWith('claude-')) return 'messages';
+  if (provider === 'google' || file.startsWith('gemini-')) return 'gemini';
   return 'chat';
 }
 
@@ -66,6 +68,19 @@ function geminiUsage(u: Obj): Record<string, number> {
   const out: Record<string, number> = {};
   for (const k of ['promptTokenCount', 'cachedContentTokenCount', 'candidatesTokenCount', 'thoughtsTokenCount']) out[k] = num(u[k]) ?? 0;
   return out;
+}
+
+/** Bedrock's TokenUsage (https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_TokenUsage.html); cacheDetails by TTL. */
+function converseUsage(u: Obj): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const k of ['inputTokens', 'outputTokens', 'totalTokens', 'cacheReadInputTokens', 'cacheWriteInputTokens']) if (num(u[k]) !== undefined) out[k] = u[k] as number;
+  for (const d of arr(u.cacheDetails).map(obj)) if (num(d.inputTokens) !== undefined) out[`cacheDetails.${String(d.ttl)}`] = d.inputTokens as number;
+  return out;
+}
+
+/** The counts Bedrock adds to an InvokeModel stream's last chunk (amazon-bedrock-invocationMetrics). */
+function invocationMetrics(m: Obj, into: Record<string, number>): void {
+  for (const k of ['inputTokenCount', 'outputTokenCount', 'cacheReadInputTokenCount', 'cacheWriteInputTokenCount']) if (num(m[k]) !== undefined) into[k] = m[k] as number;
 }
 
 function responsesUsage(u: Obj): Record<string, number> {
@@ -138,6 +153,16 @@ export function readJson(format: WireFormat, body: Obj): Meaning {
         usage: cohereUsage(obj(body.usage)),
       });
     }
+    case 'converse': {
+      const blocks = arr(obj(obj(body.output).message).content).map(obj);
+      return tidy({
+        text: blocks.filter((b) => typeof b.text === 'string').map((b) => String(b.text)).join(''),
+        thinking: blocks.map((b) => obj(obj(b.reasoningContent).reasoningText).text).filter((t) => typeof t === 'string').join(''),
+        toolCalls: blocks.filter((b) => b.toolUse).map((b) => ({ name: String(obj(b.toolUse).name), arguments: obj(obj(b.toolUse).input) })),
+        finish: typeof body.stopReason === 'string' ? body.stopReason : undefined,
+        usage: converseUsage(obj(body.usage)),
+      });
+    }
   }
 }
 
@@ -198,6 +223,24 @@ export function readStream(format: WireFormat, payloads: unknown[]): Meaning {
           if (typeof d.stop_reason === 'string') finish = d.stop_reason;
           messagesUsage(obj(e.usage), usage);
         }
+        if (e['amazon-bedrock-invocationMetrics']) invocationMetrics(obj(e['amazon-bedrock-invocationMetrics']), usage);
+        break;
+      }
+      case 'converse': {
+        // one decoded event stream event: {"<event type>": payload}
+        const start = obj(obj(e.contentBlockStart).start);
+        if (start.toolUse) {
+          const call = { name: String(obj(start.toolUse).name), args: '' };
+          byIndex.set(num(obj(e.contentBlockStart).contentBlockIndex) ?? 0, call);
+          calls.push(call);
+        }
+        const delta = obj(e.contentBlockDelta);
+        const d = obj(delta.delta);
+        if (typeof d.text === 'string') text += d.text;
+        if (typeof obj(d.reasoningContent).text === 'string') thinking += String(obj(d.reasoningContent).text);
+        if (typeof obj(d.toolUse).input === 'string') byIndex.get(num(delta.contentBlockIndex) ?? 0)!.args += String(obj(d.toolUse).input);
+        if (typeof obj(e.messageStop).stopReason === 'string') finish = String(obj(e.messageStop).stopReason);
+        if (e.metadata) usage = converseUsage(obj(obj(e.metadata).usage));
         break;
       }
       case 'gemini': {
@@ -241,7 +284,10 @@ export function readStream(format: WireFormat, payloads: unknown[]): Meaning {
 /** What a fixture's wire form means (its `meaning` must say the same). */
 export function readFixture(f: Fixture): Meaning {
   const format = formatOf(f.path);
-  return f.kind === 'json' ? readJson(format, f.body) : readStream(format, f.payloads);
+  if (f.kind === 'json') return readJson(format, f.body);
+  // an InvokeModel event stream's chunks carry the model's own events
+  const payloads = f.events === 'eventstream' && format !== 'converse' ? f.payloads.map((p) => obj(p).chunk ?? p) : f.payloads;
+  return readStream(format, payloads);
 }
 
 /** Parses an SSE body into its data payloads (JSON parsed, `[DONE]` kept as a string). */

@@ -79,11 +79,30 @@ function geminiUsage(u: Obj): Partial3 {
   };
 }
 
-/** Bedrock Converse's TokenUsage: inputTokens excludes the cache's reads and writes, reported apart. */
+/**
+ * Bedrock Converse's TokenUsage: inputTokens excludes the cache's reads and writes, reported
+ * apart; cacheDetails breaks the writes down by TTL (`5m` | `1h`,
+ * https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_TokenUsage.html).
+ */
 function converseUsage(u: Obj): Partial3 {
   const read = num(u.cacheReadInputTokens) ?? 0;
   const write = num(u.cacheWriteInputTokens) ?? 0;
-  return { prompt: (num(u.inputTokens) ?? 0) + read + write, completion: num(u.outputTokens), cached: read, cacheWrite: write };
+  let hour = 0;
+  if (Array.isArray(u.cacheDetails)) for (const d of u.cacheDetails) if (obj(d)?.ttl === '1h') hour += num(obj(d)!.inputTokens) ?? 0;
+  return { prompt: (num(u.inputTokens) ?? 0) + read + write, completion: num(u.outputTokens), cached: read, cacheWrite: write, cacheWrite1h: hour };
+}
+
+/**
+ * The counts Bedrock adds to an InvokeModel stream's last chunk: inputTokenCount is, like
+ * Anthropic's input_tokens, without the cache's reads and writes, which come beside it when
+ * the call used the cache (a 1-hour part, if any, stays as message_start reported it).
+ */
+function invocationMetricsUsage(m: Obj): Partial3 {
+  const input = num(m.inputTokenCount);
+  const read = num(m.cacheReadInputTokenCount);
+  const write = num(m.cacheWriteInputTokenCount);
+  if (read === undefined && write === undefined) return { prompt: input, completion: num(m.outputTokenCount) };
+  return { prompt: input === undefined ? undefined : input + (read ?? 0) + (write ?? 0), completion: num(m.outputTokenCount), cached: read ?? 0, cacheWrite: write ?? 0 };
 }
 
 function cohereUsage(b: Obj): Partial3 {
@@ -116,7 +135,7 @@ export function usageOf(format: UsageFormat, doc: unknown): Partial3 | undefined
       if (u && num(u.inputTokens) !== undefined) return converseUsage(u);
       if (u || obj(obj(d.message)?.usage)) return anthropicUsage((u ?? obj(obj(d.message)?.usage))!);
       const m = obj(d['amazon-bedrock-invocationMetrics']);
-      return m ? { prompt: num(m.inputTokenCount), completion: num(m.outputTokenCount) } : undefined;
+      return m ? invocationMetricsUsage(m) : undefined;
     }
     case 'vertex': {
       // Gemini's usageMetadata, or Claude's messages-format usage
