@@ -96,7 +96,22 @@ export const vertex = {
       { model: 'gemini-2.5-flash', band: 'standard', maxOutputTokens: 65_536, contextTokens: 1_048_576 },
       { model: 'gemini-2.5-pro', band: 'pro', maxOutputTokens: 65_536, contextTokens: 1_048_576 },
       { model: 'claude-haiku-4-5', band: 'standard', maxOutputTokens: 64_000, contextTokens: 200_000 },
-      { model: 'claude-sonnet-4-5', band: 'pro', maxOutputTokens: 64_000, contextTokens: 1_000_000 },
+      // the bundled data lacks this model's 1-hour writes: 2× input, as Anthropic prices them and as
+      // the data has them for claude-haiku-4-5 here (https://cloud.google.com/vertex-ai/generative-ai/pricing#claude-models)
+      {
+        model: 'claude-sonnet-4-5',
+        band: 'pro',
+        maxOutputTokens: 64_000,
+        contextTokens: 1_000_000,
+        price: {
+          inputPer1M: 3,
+          outputPer1M: 15,
+          cachedInputPer1M: 0.3,
+          cacheWritePer1M: 3.75,
+          cacheWrite1hPer1M: 6,
+          tiers: [{ aboveInputTokens: 200_000, inputPer1M: 6, outputPer1M: 22.5, cachedInputPer1M: 0.6, cacheWritePer1M: 7.5, cacheWrite1hPer1M: 12 }],
+        },
+      },
     ]),
   },
   proxyTarget,
