@@ -99,19 +99,20 @@ function payloadOfUrl(url: unknown): string | undefined {
 /** The images of a body as sent, in any chat format. */
 export function imagesOf(format: WireFormat, body: Obj): ImageRef[] {
   const out: ImageRef[] = [];
-  const visitBlocks = (blocks: unknown) => {
+  // inToolResult: a tool_result's own blocks (never another tool_result: no recursion past one level)
+  const visitBlocks = (blocks: unknown, inToolResult = false) => {
     if (!Array.isArray(blocks)) return;
-    for (const b of blocks as Obj[]) {
+    for (const b of blocks as unknown[]) {
       if (!isObj(b)) continue;
       if (format === 'common' && b.type === 'image_url' && isObj(b.image_url)) out.push({ data: payloadOfUrl(b.image_url.url), detail: typeof b.image_url.detail === 'string' ? b.image_url.detail : undefined });
       else if (format === 'messages' && b.type === 'image' && isObj(b.source)) out.push({ data: b.source.type === 'base64' ? String(b.source.data) : undefined });
-      else if (format === 'messages' && b.type === 'tool_result') visitBlocks(b.content);
+      else if (format === 'messages' && b.type === 'tool_result' && !inToolResult) visitBlocks(b.content, true);
       else if (format === 'gemini' && isObj(b.inlineData) && String(b.inlineData.mimeType).startsWith('image/')) out.push({ data: String(b.inlineData.data) });
       else if (format === 'gemini' && isObj(b.fileData) && String(b.fileData.mimeType).startsWith('image/')) out.push({});
     }
   };
   const list = format === 'gemini' ? body.contents : body.messages;
-  for (const m of Array.isArray(list) ? (list as Obj[]) : []) visitBlocks(format === 'gemini' ? m.parts : m.content);
+  for (const m of Array.isArray(list) ? (list as unknown[]) : []) if (isObj(m)) visitBlocks(format === 'gemini' ? m.parts : m.content);
   return out;
 }
 

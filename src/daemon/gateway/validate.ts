@@ -1,11 +1,13 @@
 import type { FastifyRequest } from 'fastify';
 import { AgwError } from '../../shared/errors.js';
+import { requireShallowBody } from './body-depth.js';
 
 /**
  * preValidation for chat bodies: the spec's own codes for an absent model or messages
  * (400 MISSING_MODEL / MISSING_MESSAGES) come before schema validation, which then
  * answers 400 INVALID_REQUEST naming the field (ranges of temperature, top_p,
- * max_tokens, roles, types). Message content is checked here too, before any coercion.
+ * max_tokens, roles, types). The body's depth (body-depth.ts) and message content are
+ * checked here too, before any coercion, in one pass over the messages.
  */
 export async function requireModelAndMessages(req: FastifyRequest): Promise<void> {
   const b = req.body;
@@ -17,6 +19,7 @@ export async function requireModelAndMessages(req: FastifyRequest): Promise<void
   if (messages === undefined || messages === null || (Array.isArray(messages) && messages.length === 0)) {
     throw new AgwError('MISSING_MESSAGES', 'messages is required and must hold at least one message');
   }
+  requireShallowBody(b as Record<string, unknown>);
   if (Array.isArray(messages)) messages.forEach(checkMessage);
   const tools = (b as { tools?: unknown }).tools;
   if (Array.isArray(tools)) {
@@ -69,6 +72,25 @@ function checkToolCalls(calls: unknown, field: string): void {
   });
 }
 
+/** Absent, null or a string. */
+const optStr = (v: unknown) => v === undefined || v === null || typeof v === 'string';
+
+/**
+ * The thinking an earlier answer handed out (agw's `thinking_blocks`, carried back in a tool
+ * loop): objects with a string type; `thinking` blocks' thinking and signature, and
+ * `redacted_thinking` blocks' data, strings when present (other types are ignored).
+ */
+function checkThinkingBlocks(blocks: unknown, field: string): void {
+  if (!Array.isArray(blocks)) throw bad(field, 'must be an array of thinking blocks');
+  blocks.forEach((b, j) => {
+    const ok =
+      isObj(b) &&
+      typeof b.type === 'string' &&
+      (b.type === 'thinking' ? optStr(b.thinking) && optStr(b.signature) : b.type === 'redacted_thinking' ? optStr(b.data) : true);
+    if (!ok) throw bad(`${field}[${j}]`, 'must be {"type":"thinking","thinking","signature"} or {"type":"redacted_thinking","data"} with string values');
+  });
+}
+
 /**
  * A message of the common format: content a string or a non-empty array of the parts its
  * role takes (user: text, image_url, file, input_audio; system, developer and tool: text;
@@ -81,6 +103,7 @@ function checkMessage(m: unknown, i: number): void {
   const field = `messages[${i}].content`;
   const c = m.content;
   if (m.role === 'assistant' && m.tool_calls !== undefined) checkToolCalls(m.tool_calls, `messages[${i}].tool_calls`);
+  if (m.role === 'assistant' && m.thinking_blocks !== undefined && m.thinking_blocks !== null) checkThinkingBlocks(m.thinking_blocks, `messages[${i}].thinking_blocks`);
   if (m.role === 'assistant' && (c === null || c === undefined) && m.tool_calls !== undefined) return;
   if (m.role === 'tool' && typeof m.tool_call_id !== 'string') throw bad(`messages[${i}].tool_call_id`, 'is required on a tool message (the id of the tool call it answers)');
   if (typeof c === 'string') return;

@@ -22,6 +22,7 @@ import { estimatePromptTokens } from '../gateway/usage.js';
 import type { RouteOptions } from './index.js';
 import type { SecretRedactor } from '../../shared/secret-redactor.js';
 import { authorize } from '../gateway/clouds/credentials.js';
+import { requireShallowBody } from '../gateway/body-depth.js';
 import { conversationOf, pinnedKey } from '../gateway/keys/sticky.js';
 
 /**
@@ -81,6 +82,8 @@ const proxy: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
     providerAuthHeaders(provider, headers);
     const body = Buffer.isBuffer(req.body) && req.body.length ? req.body : undefined;
     const json = parseJson(body, headers['content-type']);
+    // what agw reads of the body (hold, images, stickiness) walks it: no deeper than the limit
+    if (json) requireShallowBody(json);
     const bodyModel = typeof json?.model === 'string' ? json.model : null;
     // a cloud completes the path (deployment, api-version, project) and names the model it prices
     const cloud = provider.def.proxyTarget?.({ ...asked, bodyModel }, provider.cloud);

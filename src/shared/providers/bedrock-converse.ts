@@ -48,8 +48,8 @@ function block(b: Obj, dropped: string[]): Obj | undefined {
       const content: Obj[] = [];
       if (typeof b.content === 'string') content.push({ text: b.content });
       else if (Array.isArray(b.content)) {
-        for (const c of b.content as Obj[]) {
-          const x = c.type === 'text' || c.type === 'image' ? block(c, dropped) : undefined;
+        for (const c of b.content as unknown[]) {
+          const x = isObj(c) && (c.type === 'text' || c.type === 'image') ? block(c, dropped) : undefined;
           if (x) content.push(x);
         }
       }
@@ -70,8 +70,8 @@ function content(c: unknown, dropped: string[]): Obj[] {
   if (typeof c === 'string') return c ? [{ text: c }] : [];
   if (!Array.isArray(c)) return [];
   const out: Obj[] = [];
-  for (const b of c as Obj[]) {
-    const x = block(b, dropped);
+  for (const b of c as unknown[]) {
+    const x = isObj(b) ? block(b, dropped) : undefined;
     if (x) out.push(x);
   }
   return out;
@@ -92,7 +92,8 @@ const TAKEN = new Set(['model', 'stream', 'messages', 'system', 'max_tokens', 't
 export function converseBody(b: Obj, dropped: string[]): Obj {
   for (const k of Object.keys(b)) if (!TAKEN.has(k)) drop(dropped, k);
   const messages: Obj[] = [];
-  for (const m of Array.isArray(b.messages) ? (b.messages as Obj[]) : []) {
+  for (const m of Array.isArray(b.messages) ? (b.messages as unknown[]) : []) {
+    if (!isObj(m)) continue;
     const role = m.role === 'assistant' ? 'assistant' : 'user';
     const c = content(m.content, dropped);
     if (!c.length) continue;
@@ -111,7 +112,8 @@ export function converseBody(b: Obj, dropped: string[]): Obj {
   if (Object.keys(inference).length) out.inferenceConfig = inference;
   if (Array.isArray(b.tools) && b.tools.length) {
     const tools: Obj[] = [];
-    for (const t of b.tools as Obj[]) {
+    for (const t of b.tools as unknown[]) {
+      if (!isObj(t)) continue;
       if (t.type !== undefined && t.type !== 'custom') {
         drop(dropped, `tools.${String(t.type)}`);
         continue;

@@ -20,8 +20,9 @@ function userParts(content: unknown, dropped: string[]): Part[] {
   if (typeof content === 'string') return [{ type: 'text', text: content }];
   if (!Array.isArray(content)) return [];
   const out: Part[] = [];
-  for (const p of content as Obj[]) {
-    if (p.type === 'text') out.push({ type: 'text', text: String(p.text) });
+  for (const p of content as unknown[]) {
+    if (!isObj(p)) continue;
+    if (p.type === 'text') out.push({ type: 'text', text: str(p.text) ?? '' });
     else if (p.type === 'image_url' && isObj(p.image_url)) {
       const img: ImagePart = { type: 'image', url: String(p.image_url.url) };
       if (typeof p.image_url.detail === 'string') img.detail = p.image_url.detail;
@@ -36,21 +37,23 @@ function userParts(content: unknown, dropped: string[]): Part[] {
 }
 
 const textOf = (content: unknown): string =>
-  typeof content === 'string' ? content : Array.isArray(content) ? (content as Obj[]).map((p) => (typeof p.text === 'string' ? p.text : '')).join('') : '';
+  typeof content === 'string' ? content : Array.isArray(content) ? (content as unknown[]).map((p) => (isObj(p) && typeof p.text === 'string' ? p.text : '')).join('') : '';
 
 function assistantParts(m: Obj): Part[] {
   const out: Part[] = [];
   // thinking the gateway handed out with an earlier answer (thinking_blocks), so a tool loop can carry it back
   if (Array.isArray(m.thinking_blocks)) {
-    for (const b of m.thinking_blocks as Obj[]) {
-      if (b.type === 'thinking') out.push({ type: 'thinking', text: String(b.thinking ?? ''), signature: str(b.signature) });
-      else if (b.type === 'redacted_thinking') out.push({ type: 'thinking', text: '', redacted: String(b.data ?? '') });
+    for (const b of m.thinking_blocks as unknown[]) {
+      if (!isObj(b)) continue;
+      if (b.type === 'thinking') out.push({ type: 'thinking', text: str(b.thinking) ?? '', signature: str(b.signature) });
+      else if (b.type === 'redacted_thinking') out.push({ type: 'thinking', text: '', redacted: str(b.data) ?? '' });
     }
   }
   const text = textOf(m.content);
   if (text) out.push({ type: 'text', text });
   if (Array.isArray(m.tool_calls)) {
-    for (const c of m.tool_calls as Obj[]) {
+    for (const c of m.tool_calls as unknown[]) {
+      if (!isObj(c)) continue;
       const fn = isObj(c.function) ? c.function : {};
       const extra = isObj(c.extra_content) && isObj(c.extra_content.google) ? c.extra_content.google : undefined;
       out.push({ type: 'tool_call', id: String(c.id), name: String(fn.name), args: String(fn.arguments ?? ''), signature: str(extra?.thought_signature) });
@@ -74,7 +77,8 @@ function toolChoice(v: unknown, dropped: string[]): ToolChoice | undefined {
 function tools(v: unknown, dropped: string[]): Tool[] | undefined {
   if (!Array.isArray(v)) return undefined;
   const out: Tool[] = [];
-  for (const t of v as Obj[]) {
+  for (const t of v as unknown[]) {
+    if (!isObj(t)) continue;
     if (t.type !== 'function' || !isObj(t.function)) {
       drop(dropped, `tools.${String(t.type)}`);
       continue;
@@ -101,7 +105,8 @@ export function commonToNeutral(b: Obj): NeutralRequest {
     if (last && last.role === role) last.parts.push(...parts);
     else if (parts.length) turns.push({ role, parts });
   };
-  for (const m of b.messages as Obj[]) {
+  for (const m of b.messages as unknown[]) {
+    if (!isObj(m)) continue;
     // a participant's name has no place elsewhere; on a `tool` message (LangChain sends the
     // tool's name there) it repeats the call's name, which tool_call_id already ties it to
     if (m.name !== undefined && m.name !== null && m.role !== 'tool') drop(dropped, 'messages.name');

@@ -32,7 +32,7 @@ function block(b: Obj, dropped: string[]): Part[] {
   noteCache(b, dropped);
   switch (b.type) {
     case 'text':
-      return [{ type: 'text', text: String(b.text ?? '') }];
+      return [{ type: 'text', text: str(b.text) ?? '' }];
     case 'image': {
       const img = isObj(b.source) ? imageOf(b.source, dropped) : undefined;
       return img ? [img] : [];
@@ -50,16 +50,18 @@ function block(b: Obj, dropped: string[]): Part[] {
       const content: (TextPart | ImagePart)[] = [];
       if (typeof b.content === 'string') content.push({ type: 'text', text: b.content });
       else if (Array.isArray(b.content)) {
-        for (const c of b.content as Obj[]) {
+        // what a tool_result holds (text, image, document), never another tool_result: no recursion
+        for (const c of b.content as unknown[]) {
+          if (!isObj(c) || (c.type !== 'text' && c.type !== 'image' && c.type !== 'document')) continue;
           for (const p of block(c, dropped)) if (p.type === 'text' || p.type === 'image') content.push(p);
         }
       }
       return [{ type: 'tool_result', id: String(b.tool_use_id), content, isError: b.is_error === true ? true : undefined }];
     }
     case 'thinking':
-      return [{ type: 'thinking', text: String(b.thinking ?? ''), signature: str(b.signature) }];
+      return [{ type: 'thinking', text: str(b.thinking) ?? '', signature: str(b.signature) }];
     case 'redacted_thinking':
-      return [{ type: 'thinking', text: '', redacted: String(b.data ?? '') }];
+      return [{ type: 'thinking', text: '', redacted: str(b.data) ?? '' }];
     default:
       drop(dropped, String(b.type));
       return [];
@@ -69,13 +71,14 @@ function block(b: Obj, dropped: string[]): Part[] {
 function parts(content: unknown, dropped: string[]): Part[] {
   if (typeof content === 'string') return content ? [{ type: 'text', text: content }] : [];
   if (!Array.isArray(content)) return [];
-  return (content as Obj[]).flatMap((b) => block(b, dropped));
+  return (content as unknown[]).flatMap((b) => (isObj(b) ? block(b, dropped) : []));
 }
 
 function tools(v: unknown, dropped: string[]): Tool[] | undefined {
   if (!Array.isArray(v)) return undefined;
   const out: Tool[] = [];
-  for (const t of v as Obj[]) {
+  for (const t of v as unknown[]) {
+    if (!isObj(t)) continue;
     if (t.type !== undefined && t.type !== 'custom') {
       drop(dropped, `tools.${String(t.type)}`); // a server tool (web search, code execution, …)
       continue;
@@ -111,7 +114,8 @@ export function messagesToNeutral(b: Obj): NeutralRequest {
   };
   addSystem(b.system);
   const turns: Turn[] = [];
-  for (const m of b.messages as Obj[]) {
+  for (const m of b.messages as unknown[]) {
+    if (!isObj(m)) continue;
     if (m.role === 'system') {
       addSystem(m.content);
       continue;
@@ -272,13 +276,13 @@ export function neutralToMessages(req: NeutralRequest, model: string, maxOutput:
  */
 export function adaptMessages(b: Obj, model: string, maxOutput: number): Obj {
   const out: Obj = { ...b, model, max_tokens: Math.min(num(b.max_tokens) ?? maxOutput, maxOutput) };
-  const msgs = b.messages as Obj[];
+  const msgs = (b.messages as unknown[]).filter(isObj);
   if (msgs.some((m) => m.role === 'system')) {
     const system: Obj[] = typeof b.system === 'string' ? [{ type: 'text', text: b.system }] : Array.isArray(b.system) ? [...(b.system as Obj[])] : [];
     for (const m of msgs) {
       if (m.role !== 'system') continue;
       if (typeof m.content === 'string') system.push({ type: 'text', text: m.content });
-      else if (Array.isArray(m.content)) system.push(...(m.content as Obj[]).filter((c) => c.type === 'text'));
+      else if (Array.isArray(m.content)) system.push(...(m.content as unknown[]).filter((c): c is Obj => isObj(c) && c.type === 'text'));
     }
     out.system = system;
     out.messages = msgs.filter((m) => m.role !== 'system');
