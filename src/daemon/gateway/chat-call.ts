@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ResolvedConfig } from '../../shared/config/resolve.js';
 import { AgwError } from '../../shared/errors.js';
 import { DEFAULT_MAX_OUTPUT_TOKENS, type ChatFormat, type UsageFormat } from '../../shared/providers/index.js';
+import { MODEL_MAX_LENGTH } from '../../shared/schemas/gateway.js';
 import type { AppContext } from '../context/index.js';
 import { refuse, release, reserve } from '../money/calls.js';
 import { quoteTokens } from '../money/hold.js';
@@ -52,13 +53,22 @@ export function upstreamRefusal(provider: string, status: number, msg: string, r
   return new AgwError('UPSTREAM_UNREACHABLE', `upstream ${provider} answered HTTP ${status}: ${msg}`);
 }
 
-/** What a call refused for its model is recorded against: the alias's first target, or the model named. */
-function refusedTarget(config: ResolvedConfig, model: string): { providerId: string; model: string | null; alias: string | null } {
-  const targets = config.aliases.get(model);
-  if (targets) return { providerId: targets[0]?.provider ?? CHAT_PROVIDERS[0], model: null, alias: model };
+/** The provider a refused call is recorded against when its model names none agw knows. */
+export const UNKNOWN_PROVIDER = 'unknown';
+
+/**
+ * What a call refused for its model is recorded against: the alias's first target, the
+ * provider a `provider/model` names when agw has it, the catalog's provider of a bare model
+ * id; else `unknown`, with the model as asked (at most MODEL_MAX_LENGTH characters of it),
+ * so a caller's text never becomes a provider id in the request log.
+ */
+function refusedTarget(config: ResolvedConfig, asked: string): { providerId: string; model: string | null; alias: string | null } {
+  const model = asked.length > MODEL_MAX_LENGTH ? asked.slice(0, MODEL_MAX_LENGTH) : asked;
+  const targets = config.aliases.get(asked);
+  if (targets) return { providerId: targets[0]?.provider ?? UNKNOWN_PROVIDER, model: null, alias: model };
   const slash = model.indexOf('/');
-  if (slash > 0) return { providerId: model.slice(0, slash), model: model.slice(slash + 1), alias: null };
-  return { providerId: CHAT_PROVIDERS.find((p) => config.models.has(`${p}/${model}`)) ?? CHAT_PROVIDERS[0], model, alias: null };
+  if (slash > 0 && config.providers.has(model.slice(0, slash))) return { providerId: model.slice(0, slash), model: model.slice(slash + 1), alias: null };
+  return { providerId: CHAT_PROVIDERS.find((p) => config.models.has(`${p}/${model}`)) ?? UNKNOWN_PROVIDER, model, alias: null };
 }
 
 /**

@@ -6,7 +6,7 @@ import type { ProviderDef } from '../../shared/providers/index.js';
 import { AgwError } from '../../shared/errors.js';
 import { isBatchPath, isFreePath } from '../../shared/providers/index.js';
 import { errorResponses } from '../../shared/schemas/common.js';
-import { ProviderAnswer, ProxyParams } from '../../shared/schemas/gateway.js';
+import { MODEL_MAX_LENGTH, ProviderAnswer, ProxyParams } from '../../shared/schemas/gateway.js';
 import { release, reserve } from '../money/calls.js';
 import { quoteTokens, quoteUnits } from '../money/hold.js';
 import { gatewayUser, requireGatewayAuth, storeVersionOf } from '../gateway/auth.js';
@@ -85,6 +85,9 @@ const proxy: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
     // what agw reads of the body (hold, images, stickiness) walks it: no deeper than the limit
     if (json) requireShallowBody(json);
     const bodyModel = typeof json?.model === 'string' ? json.model : null;
+    if (bodyModel !== null && bodyModel.length > MODEL_MAX_LENGTH) {
+      throw new AgwError('INVALID_REQUEST', `model is longer than ${MODEL_MAX_LENGTH} characters`, { field: 'model', location: 'body' });
+    }
     // a cloud completes the path (deployment, api-version, project) and names the model it prices
     const cloud = provider.def.proxyTarget?.({ ...asked, bodyModel }, provider.cloud);
     if (cloud?.error !== undefined) throw new AgwError('INVALID_REQUEST', `${id}: ${cloud.error}`, { field: 'path' });

@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { MODEL_MAX_LENGTH } from './gateway.js';
 
 /**
  * The two compatible base URLs' shapes: {base_url}/gateway/v1 (OpenAI Chat Completions and
@@ -61,7 +62,7 @@ const MessageContent = Type.Unsafe<string | Record<string, unknown>[]>({
 });
 
 const messagesFields = {
-  model: Type.String({ minLength: 1, description: 'an alias, a model id or provider/model, resolved as unified chat resolves it' }),
+  model: Type.String({ minLength: 1, maxLength: MODEL_MAX_LENGTH, description: 'an alias, a model id or provider/model, resolved as unified chat resolves it' }),
   messages: Type.Array(
     Type.Object(
       {

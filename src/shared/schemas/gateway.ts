@@ -61,6 +61,9 @@ const FunctionTool = Type.Object(
   { title: 'FunctionTool', additionalProperties: true },
 );
 
+/** The longest model string (alias, model id or provider/model) a chat door or the proxy takes. */
+export const MODEL_MAX_LENGTH = 256;
+
 /** An optional field a client may also send as null (meaning: not set). */
 const Nullable = <T extends TSchema>(t: T) => Type.Optional(Type.Union([t, Type.Null()]));
 
@@ -81,7 +84,7 @@ const chatFields = {
 
 export const GatewayChatBody = Type.Object(
   {
-    model: Type.String({ minLength: 1, description: 'a concrete model id (or provider/model) or a smart-route alias such as smart-pro' }),
+    model: Type.String({ minLength: 1, maxLength: MODEL_MAX_LENGTH, description: 'a concrete model id (or provider/model) or a smart-route alias such as smart-pro' }),
     ...chatFields,
     top_p: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
     stop: Type.Optional(
