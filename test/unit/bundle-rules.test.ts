@@ -57,6 +57,7 @@ const cases: Array<[rule: string, path: string, mutate: (b: BundleEntry[]) => Bu
   ['PATH_CONFLICT', 'scripts', (b) => [...b, file('scripts', 'x')]],
   ['TOO_MANY_FILES', '.', (b) => [...b, ...Array.from({ length: 200 - b.length + 1 }, (_, i) => file(`assets/f${i}.txt`, 'x'))]],
   ['FILE_TOO_LARGE', 'assets/big.bin', (b) => [...b, file('assets/big.bin', Buffer.alloc(MAX_FILE_BYTES + 1))]],
+  ['BUNDLE_TOO_LARGE', '.', (b) => [...b, ...Array.from({ length: 13 }, (_, i): BundleEntry => ({ path: `assets/b${i}.bin`, size: MAX_FILE_BYTES, kind: 'file' }))]],
   ['NOT_REGULAR_FILE', 'link', (b) => [...b, { path: 'link', size: 4, kind: 'symlink' }]],
   ['INVALID_UTF8', 'SKILL.md', (b) => [file('SKILL.md', Buffer.concat([Buffer.from(skillMd()), Buffer.from([0xff, 0xfe])])), ...b.slice(1)]],
   ['INVALID_FRONT_MATTER', 'SKILL.md', (b) => [file('SKILL.md', '# no front matter\n'), ...b.slice(1)]],

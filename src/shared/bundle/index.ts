@@ -1,6 +1,6 @@
 /** Public API of the skill bundle validator (shared by daemon and CLI). */
 export {
-  BUNDLE_PATH, MAX_FILES, MAX_FILE_BYTES, MAX_PATH_LENGTH, MAX_SEGMENT_LENGTH, RULES, SKILL_MD, WARNING_RULES,
+  BUNDLE_PATH, MAX_BUNDLE_BYTES, MAX_FILES, MAX_FILE_BYTES, MAX_PATH_LENGTH, MAX_SEGMENT_LENGTH, RULES, SKILL_MD, WARNING_RULES,
   type BundleEntry, type Position, type Problem, type Rule, type WarningRule,
 } from './types.js';
 export { checkCollisions, checkPath } from './paths.js';

@@ -27,6 +27,11 @@ export interface Problem {
 export const MAX_FILES = 200;
 /** At most this many bytes per file (5 MiB). */
 export const MAX_FILE_BYTES = 5 * 1024 * 1024;
+/**
+ * At most this many bytes in all (64 MiB): every byte is scanned at publish (shared/scan),
+ * and 200 files of 5 MiB would hold a scan worker for minutes.
+ */
+export const MAX_BUNDLE_BYTES = 64 * 1024 * 1024;
 /** Longest accepted path (UTF-16 code units) and path segment. */
 export const MAX_PATH_LENGTH = 1024;
 export const MAX_SEGMENT_LENGTH = 255;
@@ -49,6 +54,7 @@ export const RULES = [
   'PATH_CONFLICT',
   'TOO_MANY_FILES',
   'FILE_TOO_LARGE',
+  'BUNDLE_TOO_LARGE',
   'NOT_REGULAR_FILE',
   'INVALID_UTF8',
   'INVALID_FRONT_MATTER',

@@ -3,7 +3,7 @@ import { checkFields, checkGuidance } from './fields.js';
 import { checkSkillMeta, parseFrontMatter, type SkillMeta } from './frontmatter.js';
 import { checkCollisions, checkPath } from './paths.js';
 import { checkToolManifest, isToolManifestPath } from './tools.js';
-import { BUNDLE_PATH, MAX_FILE_BYTES, MAX_FILES, SKILL_MD, problem, type BundleEntry, type Problem } from './types.js';
+import { BUNDLE_PATH, MAX_BUNDLE_BYTES, MAX_FILE_BYTES, MAX_FILES, SKILL_MD, problem, type BundleEntry, type Problem } from './types.js';
 
 export interface BundleValidation {
   /** No problems (warnings do not count). */
@@ -15,7 +15,7 @@ export interface BundleValidation {
   meta?: SkillMeta;
 }
 
-export type BundleErrorCode = 'MISSING_SKILL_MD' | 'TOO_MANY_FILES' | 'FILE_TOO_LARGE' | 'INVALID_BUNDLE';
+export type BundleErrorCode = 'MISSING_SKILL_MD' | 'TOO_MANY_FILES' | 'FILE_TOO_LARGE' | 'BUNDLE_TOO_LARGE' | 'INVALID_BUNDLE';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -43,6 +43,7 @@ export function validateBundle(entries: readonly BundleEntry[], opts: ValidateOp
   const warnings: Problem[] = [];
   const files: BundleEntry[] = [];
   const readable = new Set<BundleEntry>();
+  let total = 0;
   for (const entry of entries) {
     if (entry.kind === 'directory') {
       problems.push(...checkPath(entry.path.endsWith('/') ? entry.path.slice(0, -1) : entry.path));
@@ -51,6 +52,7 @@ export function validateBundle(entries: readonly BundleEntry[], opts: ValidateOp
     problems.push(...checkPath(entry.path));
     files.push(entry);
     const size = Math.max(entry.size, entry.content?.length ?? 0);
+    total += size;
     if (entry.kind !== 'file') {
       problems.push(problem(entry.path, 'NOT_REGULAR_FILE', `${entry.kind} entries are not allowed; only regular files`));
     } else if (size > MAX_FILE_BYTES) {
@@ -61,6 +63,9 @@ export function validateBundle(entries: readonly BundleEntry[], opts: ValidateOp
   }
   if (files.length > MAX_FILES) {
     problems.push(problem(BUNDLE_PATH, 'TOO_MANY_FILES', `bundle has ${files.length} files, at most ${MAX_FILES} allowed`));
+  }
+  if (total > MAX_BUNDLE_BYTES) {
+    problems.push(problem(BUNDLE_PATH, 'BUNDLE_TOO_LARGE', `bundle has ${total} bytes in all, at most ${MAX_BUNDLE_BYTES} allowed`));
   }
   problems.push(...checkCollisions(files.map((f) => f.path)));
 
@@ -105,17 +110,18 @@ export function validateBundle(entries: readonly BundleEntry[], opts: ValidateOp
 }
 
 /**
- * The error code a daemon answers for a failed validation: TOO_MANY_FILES / FILE_TOO_LARGE
- * first (HTTP 413), MISSING_SKILL_MD when it is the only kind of problem, else INVALID_BUNDLE (400).
+ * The error code a daemon answers for a failed validation: TOO_MANY_FILES / FILE_TOO_LARGE /
+ * BUNDLE_TOO_LARGE first (HTTP 413), MISSING_SKILL_MD when it is the only kind of problem, else INVALID_BUNDLE (400).
  */
 export function bundleErrorCode(problems: readonly Problem[]): BundleErrorCode {
   if (problems.some((p) => p.rule === 'TOO_MANY_FILES')) return 'TOO_MANY_FILES';
   if (problems.some((p) => p.rule === 'FILE_TOO_LARGE')) return 'FILE_TOO_LARGE';
+  if (problems.some((p) => p.rule === 'BUNDLE_TOO_LARGE')) return 'BUNDLE_TOO_LARGE';
   if (problems.length > 0 && problems.every((p) => p.rule === 'MISSING_SKILL_MD')) return 'MISSING_SKILL_MD';
   return 'INVALID_BUNDLE';
 }
 
 /** HTTP status for a bundle error code (413 for the size limits, else 400). */
 export function bundleErrorStatus(code: BundleErrorCode): 400 | 413 {
-  return code === 'TOO_MANY_FILES' || code === 'FILE_TOO_LARGE' ? 413 : 400;
+  return code === 'TOO_MANY_FILES' || code === 'FILE_TOO_LARGE' || code === 'BUNDLE_TOO_LARGE' ? 413 : 400;
 }

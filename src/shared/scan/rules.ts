@@ -5,8 +5,11 @@
  * locally. docs/marketplace.md "Trust" lists the same table, and what no rule can catch.
  *
  * Every pattern is linear on hostile input: gaps are bounded (`{0,300}`, never `.*`), so a
- * 5 MiB line cannot make a match backtrack without end.
+ * 5 MiB line cannot make a match backtrack without end; long encoded runs are counted in one
+ * pass (runs.ts), not matched from every start.
  */
+import type { RunLimits } from './runs.js';
+
 export type Severity = 'error' | 'warning';
 
 /**
@@ -18,12 +21,14 @@ export type Severity = 'error' | 'warning';
  * - `magic`: the file's leading bytes (any file, text or not), once per file.
  * - `longLines`: text lines of `minLength` characters or more with fewer than `maxSpaceRatio`
  *   blanks, not mostly base64 (that is ENCODED_BLOB's), reported once per file.
+ * - `runs`: encoded runs in a text file at least `limits` long (runs.ts), at their line.
  */
 export type Matcher =
   | { kind: 'text'; hint?: RegExp; patterns: RegExp[]; paths?: boolean }
   | { kind: 'together'; hint?: RegExp; patterns: RegExp[]; with: RegExp[]; absent?: boolean }
   | { kind: 'magic'; signatures: Signature[] }
-  | { kind: 'longLines'; minLength: number; maxSpaceRatio: number };
+  | { kind: 'longLines'; minLength: number; maxSpaceRatio: number }
+  | { kind: 'runs'; limits: RunLimits };
 
 export interface Signature {
   label: string;
@@ -256,10 +261,7 @@ export const SCAN_RULES: readonly ScanRule[] = [
     severity: 'warning',
     looksFor: 'long encoded runs in text: 256+ characters of the base64, base64url or hex alphabets in a row, 32+ \\xNN or \\uNNNN escapes, 48+ %NN escapes',
     why: 'An encoded blob hides what it carries (a script, a binary, a prompt) from review and from the other rules.',
-    match: {
-      kind: 'text',
-      patterns: [/[A-Za-z0-9+/_-]{256,}={0,2}/g, /(?:\\x[0-9a-fA-F]{2}){32,}|(?:\\u[0-9a-fA-F]{4}){32,}/g, /(?:%[0-9a-fA-F]{2}){48,}/g],
-    },
+    match: { kind: 'runs', limits: { base64: 256, escapes: 32, percent: 48 } },
   },
 ];
 

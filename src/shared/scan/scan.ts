@@ -6,6 +6,7 @@
  */
 import { byPathBytes } from '../bundle/digest.js';
 import { SCAN_RULES, type ScanRule, type Severity, type Signature } from './rules.js';
+import { encodedRuns } from './runs.js';
 
 export interface Finding {
   rule: string;
@@ -128,19 +129,34 @@ function capped(rule: ScanRule, path: string, found: { raws: Raw[]; truncated: b
   return out;
 }
 
-const looksBase64 = (line: string) => (line.match(/[A-Za-z0-9+/=_-]/g)?.length ?? 0) >= line.length * 0.9;
+/** The base64 alphabet with `=`, by char code (a line mostly of these is ENCODED_BLOB's, not minified code). */
+const B64 = new Uint8Array(128);
+for (const c of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=_-') B64[c.charCodeAt(0)] = 1;
 
+/** Long lines counted character by character (no array of matches per line: a line can be 5 MiB). */
 function longLines(text: string, minLength: number, maxSpaceRatio: number): { line: number; count: number; length: number } | null {
   let first: { line: number; length: number } | null = null;
   let count = 0;
   let lineNo = 0;
-  for (const line of text.split('\n')) {
+  for (let start = 0; start <= text.length; ) {
+    let end = text.indexOf('\n', start);
+    if (end < 0) end = text.length;
     lineNo++;
-    if (line.length < minLength || looksBase64(line)) continue;
-    const blanks = line.match(/[ \t]/g)?.length ?? 0;
-    if (blanks >= line.length * maxSpaceRatio) continue;
-    count++;
-    first ??= { line: lineNo, length: line.length };
+    const length = end - start;
+    if (length >= minLength) {
+      let b64 = 0;
+      let blanks = 0;
+      for (let i = start; i < end; i++) {
+        const c = text.charCodeAt(i);
+        if (c < 128 && B64[c] === 1) b64++;
+        else if (c === 32 || c === 9) blanks++;
+      }
+      if (b64 < length * 0.9 && blanks < length * maxSpaceRatio) {
+        count++;
+        first ??= { line: lineNo, length };
+      }
+    }
+    start = end + 1;
   }
   return first ? { ...first, count } : null;
 }
@@ -181,6 +197,11 @@ function runRule(rule: ScanRule, path: string, data: Uint8Array, text: string | 
       if (text === null || !lines || (m.hint && !m.hint.test(text))) return { raws: named, truncated: false };
       const found = inText(hits(text, m.patterns, memo));
       return { raws: [...named, ...found.raws], truncated: found.truncated };
+    }
+    case 'runs': {
+      if (text === null || !lines) return none;
+      const { runs, truncated } = encodedRuns(text, m.limits, MAX_MATCHES);
+      return { raws: inText({ hits: runs, truncated }).raws, truncated };
     }
     case 'together': {
       if (text === null || !lines || (m.hint && !m.hint.test(text))) return none;

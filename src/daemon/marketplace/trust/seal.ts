@@ -1,20 +1,20 @@
-import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { DigestBuilder, byPathBytes } from '../../../shared/bundle/digest.js';
 import { AgwError } from '../../../shared/errors.js';
-import { hasErrors, scanFile, type Finding } from '../../../shared/scan/index.js';
+import { hasErrors, type Finding } from '../../../shared/scan/index.js';
 import type { Db } from '../../store/db.js';
 import { getBlob } from '../../store/blobs.js';
 import { getVersion, parseManifest, type ManifestEntry } from '../../store/skills.js';
 import { fillVersionTrust, trustOfSkill, trustOfVersion, type TrustRow } from '../../store/skill-trust.js';
 import { stagedBytes, type StagedFile } from '../staged.js';
 import { signDigest, type SignatureT } from './keys.js';
+import { scanPool } from './scan-pool.js';
 
 /**
  * A version's seal: its digest, the store's signature over it and the scan findings kept with
- * it. Publish computes it from the uploaded files (one file in memory at a time, the event
- * loop free between files) and refuses a bundle with an error finding before anything is
- * stored. A version published before migration 17 gets its seal at its first read, from its
- * stored blobs.
+ * it. Publish computes it from the uploaded files (one file in memory at a time, each scanned
+ * in a worker thread of the scan pool while the event loop goes on) and refuses a bundle with
+ * an error finding before anything is stored. A version published before migration 17 gets
+ * its seal at its first read, from its stored blobs (once, however many read it at once).
  */
 export interface VersionSeal {
   digest: string;
@@ -29,8 +29,7 @@ async function digestAndScan<T extends { path: string }>(files: readonly T[], re
   for (const f of [...files].sort((a, b) => byPathBytes(a.path, b.path))) {
     const data = await read(f);
     digest.add(f.path, data);
-    findings.push(...scanFile(f.path, data));
-    await yieldToLoop(); // a big bundle takes a while: other requests go on between its files
+    findings.push(...(await scanPool.scan(f.path, data)));
   }
   return { digest: digest.digest(), findings };
 }
@@ -76,18 +75,34 @@ async function fill(db: Db, skillId: number, version: string): Promise<VersionSe
   return now?.digest ? parse(now) : fill(db, skillId, version);
 }
 
+/** Seals being filled, per store and version: readers at the same time share one scan. */
+const filling = new WeakMap<Db, Map<string, Promise<VersionSeal>>>();
+
+function fillOnce(db: Db, skillId: number, version: string): Promise<VersionSeal> {
+  let m = filling.get(db);
+  if (!m) filling.set(db, (m = new Map()));
+  const key = `${skillId}\u0000${version}`;
+  let p = m.get(key);
+  if (!p) {
+    const own = m;
+    p = fill(db, skillId, version).finally(() => own.delete(key));
+    m.set(key, p);
+  }
+  return p;
+}
+
 /** A version's seal (filled on first read for a version that has none). */
 export async function sealOf(db: Db, skillId: number, version: string): Promise<VersionSeal> {
   const row = await trustOfVersion(db, skillId, version);
   if (!row) throw new AgwError('VERSION_NOT_FOUND', `skill ${skillId} has no version "${version}"`);
-  return row.digest ? parse(row) : fill(db, skillId, version);
+  return row.digest ? parse(row) : fillOnce(db, skillId, version);
 }
 
 /** The seals of every version of a skill, by version. */
 export async function sealsOfSkill(db: Db, skillId: number): Promise<Map<string, VersionSeal>> {
   const out = new Map<string, VersionSeal>();
   for (const row of await trustOfSkill(db, skillId)) {
-    out.set(row.version, row.digest ? parse(row) : await fill(db, skillId, row.version));
+    out.set(row.version, row.digest ? parse(row) : await fillOnce(db, skillId, row.version));
   }
   return out;
 }
