@@ -7,6 +7,7 @@ import { clientErrorHandler, installErrorHandling, sendFrameworkError } from './
 import { finiteKeyword, finiteValidatorFactory } from './finite-numbers.js';
 import { installRouteConventions, openApiTransform, RouteIndex } from './route-conventions.js';
 import { registerRoutes } from './routes/index.js';
+import { compatShapeFor } from './gateway/compat-errors.js';
 
 export type App = FastifyInstance;
 
@@ -48,7 +49,7 @@ export async function buildApp(ctx: AppContext): Promise<App> {
   if (!debug) app.setChildLoggerFactory(lazyChildLogger as unknown as Parameters<App['setChildLoggerFactory']>[0]);
 
   const routes = new RouteIndex();
-  installErrorHandling(app, routes);
+  installErrorHandling(app, routes, compatShapeFor);
   installRouteConventions(app, routes);
 
   app.addHook('onResponse', (req, reply, done) => {

@@ -132,26 +132,35 @@ export function sendFrameworkError(err: unknown, req: FastifyRequest, reply: Fas
   sendPage(reply, errorPage({ status: e.status, title: 'Page not found', message: 'There is no page at this address.', code: e.code }), e.status);
 }
 
+/** Another shape of the Error body for some requests (the compatible base URLs: gateway/compat-errors.ts). */
+export type ErrorShapeFor = (req: FastifyRequest) => ((b: ErrorBody, status: number) => unknown) | undefined;
+
 /**
  * One error format everywhere: thrown errors, validation, unknown routes (404, or 405
  * with Allow when the path exists for other methods). A browser's GET of an unknown path
- * outside /api gets the portal's HTML 404 page instead.
+ * outside /api gets the portal's HTML 404 page instead; a path `shapeFor` names (the
+ * compatible base URLs) gets its 404 and 405 in the imitated API's shape.
  */
-export function installErrorHandling(app: FastifyInstance, routes: RouteIndex): void {
+export function installErrorHandling(app: FastifyInstance, routes: RouteIndex, shapeFor?: ErrorShapeFor): void {
   app.setErrorHandler(sendError);
+  const send = (e: AgwError, req: FastifyRequest, reply: FastifyReply) => {
+    const shape = shapeFor?.(req);
+    if (!shape) return sendError(e, req, reply);
+    reply.status(e.status).type('application/json; charset=utf-8').send(JSON.stringify(shape(e.toBody(), e.status)));
+  };
   app.setNotFoundHandler((req, reply) => {
     const path = req.url.split('?')[0];
     const methods = routes.methodsFor(path);
     if (methods.length) {
       reply.header('allow', methods.join(', '));
-      sendError(new AgwError('METHOD_NOT_ALLOWED', `${req.method} is not allowed on ${path}: use ${methods.join(', ')}`), req, reply);
+      send(new AgwError('METHOD_NOT_ALLOWED', `${req.method} is not allowed on ${path}: use ${methods.join(', ')}`), req, reply);
       return;
     }
     if (wantsHtmlNotFound(req)) {
       sendNotFoundPage(reply);
       return;
     }
-    sendError(new AgwError('NOT_FOUND', `no route for ${req.method} ${path}`), req, reply);
+    send(new AgwError('NOT_FOUND', `no route for ${req.method} ${path}`), req, reply);
   });
 }
 

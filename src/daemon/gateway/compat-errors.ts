@@ -6,7 +6,7 @@ import type { ErrorBody } from '../../shared/errors.js';
  * the official SDKs show agw's message: an onSend hook (registered in those routes' own
  * scope) that reshapes the Error body agw renders everywhere (code and status kept).
  */
-type Shape = (b: ErrorBody, status: number) => unknown;
+export type Shape = (b: ErrorBody, status: number) => unknown;
 
 const OPENAI_TYPE: Record<number, string> = {
   400: 'invalid_request_error',
@@ -14,6 +14,7 @@ const OPENAI_TYPE: Record<number, string> = {
   402: 'insufficient_quota',
   403: 'permission_error',
   404: 'not_found_error',
+  405: 'invalid_request_error',
   409: 'invalid_request_error',
   413: 'invalid_request_error',
   415: 'invalid_request_error',
@@ -26,6 +27,7 @@ const ANTHROPIC_TYPE: Record<number, string> = {
   402: 'billing_error',
   403: 'permission_error',
   404: 'not_found_error',
+  405: 'invalid_request_error',
   413: 'request_too_large',
   415: 'invalid_request_error',
   429: 'rate_limit_error',
@@ -61,4 +63,16 @@ export function reshapeErrors(shape: Shape) {
     if (!b || typeof b.error !== 'string') return done(null, payload);
     done(null, JSON.stringify(shape(b, reply.statusCode)));
   };
+}
+
+/**
+ * The shape of the answers no route gives (404, 405) under the base URLs' common prefix
+ * /api/gateway/v1: Anthropic's under /api/gateway/v1/messages and for a request an
+ * Anthropic client sent (`anthropic-version`), OpenAI's elsewhere there; none (the spec's
+ * Error body) on any other path. The routes' own errors get theirs from `reshapeErrors`.
+ */
+export function compatShapeFor(req: FastifyRequest): Shape | undefined {
+  const url = req.url;
+  if (!url.startsWith('/api/gateway/v1/') && url !== '/api/gateway/v1' && !url.startsWith('/api/gateway/v1?')) return undefined;
+  return url.startsWith('/api/gateway/v1/messages') || req.headers['anthropic-version'] !== undefined ? anthropicError : openAiError;
 }

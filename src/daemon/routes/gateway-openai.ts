@@ -41,7 +41,8 @@ const gatewayOpenAi: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx
   app.get(
     '/gateway/v1/models',
     {
-      onRequest: requireGatewayAuth(ctx),
+      // the Anthropic SDK's models.list sends its key as x-api-key
+      onRequest: requireGatewayAuth(ctx, true),
       schema: {
         tags: ['gateway'],
         summary: 'The aliases and models the caller may call (OpenAI Models list)',
