@@ -73,10 +73,12 @@ export class SecretRedactor {
   private readonly secrets: string[];
   /**
    * Credentials derived from the configured ones while the daemon runs (a service account's
-   * access token), one per slot: setting a slot replaces its previous secret and rebuilds the
-   * tables (an access token changes about once an hour).
+   * access token), one per slot: setting a slot replaces its secret and rebuilds the tables
+   * (an access token changes about once an hour). The slot's previous secret stays in them
+   * until `previousUntil` (a token refreshed before it expires is still valid, and calls
+   * sent with it may still be answering); it is dropped at a later rebuild.
    */
-  private readonly derived = new Map<string, string>();
+  private readonly derived = new Map<string, { secret: string; previous?: string; previousUntil?: number }>();
   /** secrets of one call only (a request's signature), matched whole: see `with` */
   private extras?: readonly string[];
 
@@ -108,16 +110,26 @@ export class SecretRedactor {
     return new SecretRedactor(providerSecrets(config));
   }
 
-  /** Sets the derived secret of `slot` (replacing the one it had). */
-  setDerived(slot: string, secret: string): void {
-    if (this.derived.get(slot) === secret) return;
-    this.derived.set(slot, secret);
+  /**
+   * Sets the derived secret of `slot`, replacing the one it had, which is still redacted
+   * until `previousUntil` (epoch ms; absent: dropped at once).
+   */
+  setDerived(slot: string, secret: string, previousUntil?: number): void {
+    const had = this.derived.get(slot);
+    if (had?.secret === secret) return;
+    const now = Date.now();
+    this.derived.set(slot, had && previousUntil !== undefined && previousUntil > now ? { secret, previous: had.secret, previousUntil } : { secret });
     this.pieces = new Set();
     this.hashes = new Set();
     this.filter = new Uint8Array(1 << FILTER_BITS);
     this.short = [];
     this.cleanNames.clear();
-    this.build([...this.secrets, ...this.derived.values()]);
+    const live: string[] = [];
+    for (const d of this.derived.values()) {
+      live.push(d.secret);
+      if (d.previous !== undefined && d.previousUntil! > now) live.push(d.previous);
+    }
+    this.build([...this.secrets, ...live]);
   }
 
   /**

@@ -70,3 +70,30 @@ describe('SecretRedactor', () => {
     expect(forms).toContain(Buffer.from(KEY).toString('base64').slice(0, Math.floor((KEY.length * 8) / 6)));
   });
 });
+
+describe('derived secrets (a service account’s access token)', () => {
+  const T1 = 'ya29.c.first-token-0123456789abcdefghij';
+  const T2 = 'ya29.c.second-token-9876543210zyxwvuts';
+  const T3 = 'ya29.c.third-token-ABCDEFGHIJKLMNOPQRS';
+
+  it('a refreshed token replaces the old one in its slot, but the old one stays redacted while it may still be valid', () => {
+    const d = new SecretRedactor([KEY]);
+    d.setDerived('vertex:default', T1);
+    expect(d.text(`Bearer ${T1}`)).toBe(`Bearer ${REDACTED}`);
+    // refreshed a minute before T1 expires: a call sent with T1 may still be answering
+    d.setDerived('vertex:default', T2, Date.now() + 60_000);
+    expect(d.text(`Bearer ${T2}`)).toBe(`Bearer ${REDACTED}`);
+    expect(d.text(`echo ${T1}`)).toBe(`echo ${REDACTED}`);
+    expect(d.text(KEY)).toBe(REDACTED);
+  });
+
+  it('a previous token whose time is over is dropped at the next refresh; one previous token per slot', () => {
+    const d = new SecretRedactor([KEY]);
+    d.setDerived('vertex:a', T1);
+    d.setDerived('vertex:a', T2, Date.now() - 1); // T1 had expired already
+    expect(d.text(T1)).toBe(T1);
+    d.setDerived('vertex:a', T3, Date.now() + 60_000);
+    expect(d.text(`${T2} ${T3}`)).toBe(`${REDACTED} ${REDACTED}`);
+    expect(d.text(T1)).toBe(T1);
+  });
+});

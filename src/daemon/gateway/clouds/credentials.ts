@@ -3,7 +3,7 @@ import type { ProviderKey } from '../../../shared/config/provider-keys.js';
 import type { SecretRedactor } from '../../../shared/secret-redactor.js';
 import type { Base, UpstreamRequest } from '../upstream.js';
 import { signV4, SIGV4_HEADERS } from './sigv4.js';
-import { vertexAccessToken } from './vertex-token.js';
+import { VERTEX_TOKEN_POLICY, vertexAccessToken } from './vertex-token.js';
 
 /**
  * Puts one key's credentials on a request about to be sent (the general path of
@@ -36,7 +36,8 @@ export async function authorize(provider: ResolvedProvider, key: ProviderKey, re
       return { apiKey: key.apiKey };
     case 'google-service-account': {
       const token = await vertexAccessToken(key.serviceAccount!);
-      redact.setDerived(`vertex:${key.name}`, token);
+      // a token is replaced this long before it expires: the one replaced stays redacted till then
+      redact.setDerived(`vertex:${key.name}`, token, Date.now() + VERTEX_TOKEN_POLICY.refreshBeforeExpiryMs + 5_000);
       h.authorization = `Bearer ${token}`;
       return {};
     }
