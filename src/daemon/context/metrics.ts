@@ -23,9 +23,14 @@ interface Histogram {
   count: number;
 }
 
+/** A label value as the Prometheus text format writes it: backslash, double quote and newline escaped. */
+export function labelValue(v: string | number): string {
+  return String(v).replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
+}
+
 function labels(obj: Record<string, string | number>): string {
   return Object.entries(obj)
-    .map(([k, v]) => `${k}="${String(v).replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n')}"`)
+    .map(([k, v]) => `${k}="${labelValue(v)}"`)
     .join(',');
 }
 

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { ResolvedConfig } from '../../../shared/config/resolve.js';
 import type { AppContext } from '../../context/index.js';
+import { labelValue } from '../../context/metrics.js';
 import { writeKeyStats, type KeyStatRow } from '../../store/provider-key-stats.js';
 
 /**
@@ -18,13 +19,11 @@ export function keyStatRows(config: ResolvedConfig): KeyStatRow[] {
   return rows;
 }
 
-const label = (v: string) => v.replace(/\\/g, '\\\\').replace(/"/g, '\\"');
-
 /** The agw_upstream_key_* lines of /api/metrics. */
 export function keyMetricLines(config: ResolvedConfig, now: number): string[] {
   const rows = keyStatRows(config);
   if (!rows.length) return [];
-  const lbl = (r: KeyStatRow) => `provider="${label(r.provider)}",key="${label(r.key)}"`;
+  const lbl = (r: KeyStatRow) => `provider="${labelValue(r.provider)}",key="${labelValue(r.key)}"`;
   const cooling = (r: KeyStatRow) => Math.max(0, (r.coolingUntil - now) / 1000);
   return [
     '# HELP agw_upstream_key_calls_total Upstream tries by provider key.',
