@@ -1,7 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { PublicCatalog, type PublicCatalogT } from '../../shared/schemas/catalog.js';
 import type { PriceLevel } from '../../shared/config/model-prices.js';
-import type { ResolvedConfig } from '../../shared/config/resolve.js';
+import type { ResolvedConfig, ResolvedProvider } from '../../shared/config/resolve.js';
+import { BEDROCK_DEFAULT_REGION, VERTEX_DEFAULT_LOCATION, bedrockEndpoint, vertexEndpoint } from '../../shared/config/cloud.js';
 import type { RouteOptions } from './index.js';
 
 const round = (n: number) => Math.round(n * 1e6) / 1e6;
@@ -22,11 +23,24 @@ function classes(l: PriceLevel, margin: number) {
   };
 }
 
+/**
+ * The base URL the public catalog shows: a cloud's generic endpoint (for its region or
+ * location), never the operator's own (an Azure resource's host names the resource, a VPC
+ * or private endpoint the network); any other provider's as configured.
+ */
+const PUBLIC_BASE_URL: Record<string, (p: ResolvedProvider) => string> = {
+  'azure-openai': (p) => p.def.baseUrl,
+  bedrock: (p) => bedrockEndpoint(p.cloud.region ?? BEDROCK_DEFAULT_REGION),
+  vertex: (p) => vertexEndpoint(p.cloud.location ?? VERTEX_DEFAULT_LOCATION),
+};
+
 /** The public price catalog, built from the provider catalog and the config (no secrets). */
 export function buildPublicCatalog(config: ResolvedConfig): PublicCatalogT {
   const providers = [...config.providers.values()].filter((p) => p.enabled);
   return {
-    providers: providers.map(({ def, baseUrl, keys, margin }) => {
+    providers: providers.map((p) => {
+      const { def, keys, margin } = p;
+      const baseUrl = PUBLIC_BASE_URL[def.id]?.(p) ?? p.baseUrl;
       const pr = def.pricing;
       const models =
         pr.kind === 'llm'
