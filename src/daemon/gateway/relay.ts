@@ -224,6 +224,11 @@ export async function deliver(call: Call, up: Dispatcher.ResponseData, o: Delive
     const tap = o.price.kind !== 'tokens' ? undefined : sse ? new SseUsageTap(format) : isAwsEventStream(up) ? new EventStreamUsageTap(format) : undefined;
     const price = o.price;
     const settle = () => {
+      // a stream that carried only an error delivered nothing: failed, free
+      if (tap?.errorOnly) {
+        const err = new AgwError('UPSTREAM_UNREACHABLE', `${o.provider.def.id} streamed an error event and nothing else`);
+        return release(ctx, reservation, status, { status, err });
+      }
       const cost =
         price.kind === 'tokens'
           ? tokenCost(ctx.config, o.provider, o.model, tap ? tap.usage(price.promptEstimate) : plainUsage(price.promptEstimate, 0))

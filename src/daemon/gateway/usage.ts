@@ -206,6 +206,9 @@ const TEXT_KEYS = ['"content":"', '"text":"', '"arguments":"', '"partial_json":"
 /** The OpenAI format also streams the Responses API, whose text and argument deltas are `"delta":"…"`. */
 const OPENAI_TEXT_KEYS = [...TEXT_KEYS, '"delta":"'];
 
+/** A data line whose payload is an error object: OpenAI-style `{"error":…}`, Anthropic's `{"type":"error",…}`. */
+const ERROR_PAYLOAD = /^data:\s*\{\s*"(?:error"\s*:|type"\s*:\s*"error")/;
+
 /**
  * Scans an SSE byte stream as it passes through (no copy of the stream is kept: only the
  * current partial line). Lines mentioning usage are parsed; every other data line only
@@ -219,6 +222,8 @@ export class SseUsageTap {
   private final = false;
   /** characters of generated text seen in content / text deltas */
   textChars = 0;
+  /** the stream carried an error event (`event: error`, a `{"error":…}` or `{"type":"error",…}` payload) */
+  sawError = false;
 
   private readonly textKeys: readonly string[];
 
@@ -244,7 +249,11 @@ export class SseUsageTap {
   }
 
   private line(line: string): void {
-    if (!line.startsWith('data:')) return;
+    if (!line.startsWith('data:')) {
+      if (line.startsWith('event:') && line.slice(6).trim() === 'error') this.sawError = true;
+      return;
+    }
+    if (!this.sawError && ERROR_PAYLOAD.test(line)) this.sawError = true;
     if (line.includes('sage')) {
       // "usage", "usageMetadata"
       try {
@@ -262,6 +271,19 @@ export class SseUsageTap {
       }
     }
     for (const key of this.textKeys) this.textChars += stringValueLength(line, key);
+  }
+
+  /** Marks the stream as having carried an error (an AWS event stream's exception frame). */
+  error(): void {
+    this.sawError = true;
+  }
+
+  /**
+   * True for a stream that carried an error and nothing else of worth: no usage reported and
+   * no generated text. It delivered nothing: booked as failed, free.
+   */
+  get errorOnly(): boolean {
+    return this.sawError && this.textChars === 0 && Object.keys(this.reported).length === 0;
   }
 
   /** True once the stream reported its final token counts. */

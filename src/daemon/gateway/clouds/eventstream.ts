@@ -87,6 +87,7 @@ export class EventStreamUsageTap {
 
   push(chunk: Buffer): void {
     for (const f of this.decoder.push(chunk)) {
+      if (f.headers[':message-type'] === 'exception') this.sse.error();
       const json = eventJson(f);
       if (json !== undefined) this.sse.push(Buffer.from(`data: ${json.replace(/\n/g, ' ')}\n`));
     }
@@ -94,6 +95,11 @@ export class EventStreamUsageTap {
 
   end(): void {
     this.sse.end();
+  }
+
+  /** An exception frame and nothing generated, no usage (SseUsageTap.errorOnly). */
+  get errorOnly(): boolean {
+    return this.sse.errorOnly;
   }
 
   usage(promptEstimate: number): TokenUsage {
