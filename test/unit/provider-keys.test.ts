@@ -8,7 +8,7 @@ import { conversationOf, StickyRoutes } from '../../src/daemon/gateway/keys/stic
 import { SecretRedactor } from '../../src/shared/secret-redactor.js';
 
 const key = (name: string, weight = 1, rpm: number | null = null, tpm: number | null = null): ProviderKey => ({ name, weight, rpm, tpm, apiKey: `sk-${name}-0000000000`, health: newHealth(rpm, tpm) });
-const policy = keyPolicy({ keyCooldownMs: 1000, keyCooldownMaxMs: 300_000 });
+const policy = keyPolicy({ keyCooldownMs: 1000, keyCooldownMaxMs: 300_000, keyRetryServerErrors: true });
 
 describe('providers.ID.keys in the config', () => {
   const resolve = (providers: unknown, env: Record<string, string> = {}) => {

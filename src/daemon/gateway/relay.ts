@@ -15,7 +15,7 @@ import { plainUsage, SseUsageTap, usageFromJson } from './usage.js';
 import type { ProviderKey } from '../../shared/config/provider-keys.js';
 import { authorize } from './clouds/credentials.js';
 import { EventStreamUsageTap } from './clouds/eventstream.js';
-import { failedConnection, failedStatus, retryAfterMs } from './keys/policy.js';
+import { failedConnection, failedStatus, retriedConnection, retriedStatus, retryAfterMs } from './keys/policy.js';
 import { keyFailed, KeysExhausted, keySucceeded, keyTokens, pickKey } from './keys/pick.js';
 
 /**
@@ -97,13 +97,13 @@ export class Call {
         if (auth.derived) (this.derived ??= []).push(auth.derived);
         res = await this.once(provider, req, latencyKey, key, auth.apiKey);
       } catch (err) {
-        const again = retry < policy.retries && !this.controller.aborted && (unauthorized || failedConnection(policy, err));
+        const again = retry < policy.retries && !this.controller.aborted && (unauthorized || retriedConnection(policy, err));
         const next = again ? pickKey(id, provider.keys, Date.now(), undefined, key) : undefined;
         if (!next) throw err;
         key = next;
         continue;
       }
-      if (retry < policy.retries && failedStatus(policy, res.statusCode) && !this.controller.aborted) {
+      if (retry < policy.retries && retriedStatus(policy, res.statusCode) && !this.controller.aborted) {
         const next = pickKey(id, provider.keys, Date.now(), undefined, key);
         if (next) {
           await res.body.dump().catch(() => undefined);

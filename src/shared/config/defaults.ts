@@ -155,6 +155,8 @@ export const DEFAULT_GATEWAY = {
   /** provider keys (gateway/keys): the first cooldown without Retry-After, doubled per failure in a row, and the most any cooldown lasts */
   keyCooldownMs: 1_000,
   keyCooldownMaxMs: 300_000,
+  /** a 5xx, or a connection broken after the request was sent, is tried once more on another key (the provider may bill both tries) */
+  keyRetryServerErrors: true,
   /** how often provider keys' figures are written to the store (agw admin providers) */
   keyStatsFlushMs: 10_000,
   /** prompt-cache stickiness: how long a conversation stays where it was served, and how many are remembered */

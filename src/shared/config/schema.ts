@@ -206,6 +206,12 @@ export const ConfigSchema = Type.Object(
           keyCooldownMaxMs: Type.Optional(
             Type.Integer({ minimum: 100, maximum: 86400000, description: 'the most a provider key sits out, Retry-After included (default 300000)' }),
           ),
+          keyRetryServerErrors: Type.Optional(
+            Type.Boolean({
+              description:
+                'a call answered 5xx, or whose connection broke after it was sent, is tried once more on another key of the provider (default true); false: only 429s and connections never made are, since the provider may have run (and billed) the first try',
+            }),
+          ),
           keyStatsFlushMs: Type.Optional(
             Type.Integer({ minimum: 100, maximum: 3600000, description: 'how often provider keys’ calls, failures and cooldowns are written for `agw admin providers` (default 10000)' }),
           ),

@@ -7,34 +7,51 @@ import type { IncomingHttpHeaders } from 'node:http';
  * reached at all (`errorCodes`), cools down: for the answer's Retry-After when it gives
  * one, else `minTimeout` × `timeoutFactor`^(failures in a row − 1); never longer than
  * `maxTimeout`. The same call is then tried `retries` more time(s) on another key of the
- * provider that is neither cooling nor at its rpm/tpm limit.
+ * provider that is neither cooling nor at its rpm/tpm limit; with `retryServerErrors` off,
+ * only after a status of `statusCodes` or a connection never made (`unsentCodes`): a 5xx or
+ * a connection broken after the request was sent may have run, and been billed, upstream.
  */
 export interface KeyPolicy {
   statusCodes: readonly number[];
   serverErrors: boolean;
   errorCodes: readonly string[];
+  /** connection failures before the request was sent (a subset of errorCodes) */
+  unsentCodes: readonly string[];
+  retryServerErrors: boolean;
   retries: number;
   minTimeout: number;
   timeoutFactor: number;
   maxTimeout: number;
 }
 
-export const KEY_POLICY: Omit<KeyPolicy, 'minTimeout' | 'maxTimeout'> = {
+export const KEY_POLICY: Omit<KeyPolicy, 'minTimeout' | 'maxTimeout' | 'retryServerErrors'> = {
   statusCodes: [429],
   serverErrors: true,
   // no connection: refused, reset before an answer, no such host, unreachable, connect timeout
   errorCodes: ['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_SOCKET'],
+  // of those, the ones where nothing reached the provider
+  unsentCodes: ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT'],
   retries: 1,
   timeoutFactor: 2,
 };
 
-/** The policy with the config's `gateway.keyCooldownMs` / `keyCooldownMaxMs`. */
-export function keyPolicy(g: { keyCooldownMs: number; keyCooldownMaxMs: number }): KeyPolicy {
-  return { ...KEY_POLICY, minTimeout: g.keyCooldownMs, maxTimeout: g.keyCooldownMaxMs };
+/** The policy with the config's `gateway.keyCooldownMs` / `keyCooldownMaxMs` / `keyRetryServerErrors`. */
+export function keyPolicy(g: { keyCooldownMs: number; keyCooldownMaxMs: number; keyRetryServerErrors: boolean }): KeyPolicy {
+  return { ...KEY_POLICY, minTimeout: g.keyCooldownMs, maxTimeout: g.keyCooldownMaxMs, retryServerErrors: g.keyRetryServerErrors };
 }
 
 export function failedStatus(p: KeyPolicy, status: number): boolean {
   return (p.serverErrors && status >= 500) || p.statusCodes.includes(status);
+}
+
+/** Whether a try answered `status` is tried again on another key (a failed status; a 5xx only with retryServerErrors). */
+export function retriedStatus(p: KeyPolicy, status: number): boolean {
+  return failedStatus(p, status) && (status < 500 || p.retryServerErrors);
+}
+
+/** Whether a try that failed to connect is tried again (a connection broken after sending only with retryServerErrors). */
+export function retriedConnection(p: KeyPolicy, err: unknown): boolean {
+  return failedConnection(p, err) && (p.retryServerErrors || failedConnection({ ...p, errorCodes: p.unsentCodes }, err));
 }
 
 /** True when an upstream error means the key's upstream was not reached (a connection failure). */
