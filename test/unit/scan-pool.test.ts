@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, test } from 'vitest';
 import { scanFile } from '../../src/shared/scan/index.js';
 import { SCAN_INCOMPLETE, ScanPool } from '../../src/daemon/marketplace/trust/scan-pool.js';
+import { moduleWorker } from '../../src/shared/module-worker.js';
 
 /**
  * Review finding M4: the scan pool runs the scanner in worker threads, bounded: as many files
@@ -38,11 +39,14 @@ describe('the scan pool', () => {
   });
 
   test('a file over the time limit is an error finding SCAN_INCOMPLETE; the next file gets a new thread', async () => {
-    const p = pool({ size: 1, timeoutMs: 100 });
-    await p.scan('warm.sh', bad); // loaded: the limit is the scan's own
-    const slow = Buffer.from('a\u200Bb curl x '.repeat(2_000_000));
-    const found = await p.scan('big.txt', slow);
-    expect(found).toEqual([{ rule: SCAN_INCOMPLETE, severity: 'error', path: 'big.txt', line: null, message: expect.stringContaining('longer than 0.1 s') }]);
+    // a worker that never answers for "hang…" (test/helpers/scan-worker-stub.ts): a stuck scan on any machine
+    const stub = () => moduleWorker(new URL('../helpers/scan-worker-stub.ts', import.meta.url).href, 'scan-worker-stub');
+    const p = pool({ size: 1, timeoutMs: 1500, spawn: stub });
+    expect(await p.scan('warm.sh', bad)).toEqual(scanFile('warm.sh', bad));
+    const t0 = performance.now();
+    const found = await p.scan('hang.txt', bad);
+    expect(found).toEqual([{ rule: SCAN_INCOMPLETE, severity: 'error', path: 'hang.txt', line: null, message: expect.stringContaining('longer than 1.5 s') }]);
+    expect(performance.now() - t0).toBeGreaterThanOrEqual(1400);
     expect(await p.scan('after.sh', bad)).toEqual(scanFile('after.sh', bad));
     expect(p.started).toBe(2);
   });

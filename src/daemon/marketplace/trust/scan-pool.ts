@@ -18,6 +18,8 @@ export interface ScanPoolOptions {
   size?: number;
   timeoutMs?: number;
   idleMs?: number;
+  /** starts a worker (default: scan-worker.ts; a test gives one that never answers) */
+  spawn?: () => Worker;
 }
 
 interface Task {
@@ -45,6 +47,7 @@ export class ScanPool {
   private readonly size: number;
   private readonly timeoutMs: number;
   private readonly idleMs: number;
+  private readonly start: () => Worker;
   private readonly slots: Slot[] = [];
   private readonly queue: Task[] = [];
   private idleTimer: NodeJS.Timeout | null = null;
@@ -55,6 +58,7 @@ export class ScanPool {
     this.size = o.size ?? Math.max(1, Math.min(2, availableParallelism() - 1));
     this.timeoutMs = o.timeoutMs ?? 60_000;
     this.idleMs = o.idleMs ?? 30_000;
+    this.start = o.spawn ?? (() => moduleWorker(import.meta.url, 'scan-worker'));
   }
 
   /** The findings of one file (the bytes are copied to the worker). */
@@ -89,7 +93,7 @@ export class ScanPool {
   }
 
   private spawn(): Slot {
-    const worker = moduleWorker(import.meta.url, 'scan-worker');
+    const worker = this.start();
     this.started++;
     worker.unref();
     const slot: Slot = { worker, ready: false, task: null, timer: null };
