@@ -17,7 +17,8 @@ import { escapeHtml } from './escape.js';
  * 2.17.5 are the newest whose dependencies run on agw's oldest Node (20.18.1); the next
  * ones need Node ≥ 20.19 (entities 8, htmlparser2 12).
  *
- * What a page gets: headings shifted one level down (the page has its own h1), links
+ * What a page gets: headings shifted one level down (the page has its own h1; release
+ * notes, under a version's h3, three levels), links
  * only to http(s) and mailto (with rel="nofollow ugc noopener noreferrer"; relative links
  * point into the bundle, which is not served, so they become plain text), images as their
  * alt text (the CSP allows same-origin images only), code blocks with a language class.
@@ -33,32 +34,42 @@ md.renderer.rules.image = (tokens, idx) => {
 };
 
 const SAFE_HREF = /^(?:https?:\/\/|mailto:)/i;
-const shift = (level: number) => () => ({ tagName: `h${Math.min(level + 1, 6)}`, attribs: {} });
+/** A heading of level `level` in the source becomes h(level + below), at most h6. */
+const shift = (level: number, below: number) => () => ({ tagName: `h${Math.min(level + below, 6)}`, attribs: {} });
 
-const OPTIONS: sanitizeHtml.IOptions = {
-  allowedTags: [
-    'p', 'h2', 'h3', 'h4', 'h5', 'h6', 'blockquote', 'ul', 'ol', 'li', 'pre', 'code', 'em', 'strong', 's',
-    'a', 'hr', 'br', 'table', 'thead', 'tbody', 'tr', 'th', 'td', 'span',
-  ],
-  allowedAttributes: { a: ['href', 'title', 'rel'], ol: ['start'], span: ['class'], code: ['class'] },
-  allowedClasses: { code: [/^language-[\w+#.-]{1,40}$/], span: ['md-img', 'md-link'] },
-  allowedSchemes: ['http', 'https', 'mailto'],
-  allowProtocolRelative: false,
-  disallowedTagsMode: 'escape',
-  transformTags: {
-    h1: shift(1), h2: shift(2), h3: shift(3), h4: shift(4), h5: shift(5),
-    a: (tagName, attribs): sanitizeHtml.Tag => {
-      if (!SAFE_HREF.test(attribs.href ?? '')) return { tagName: 'span', attribs: { class: 'md-link' } };
-      const kept: sanitizeHtml.Attributes = { href: attribs.href };
-      if (attribs.title) kept.title = attribs.title;
-      return { tagName, attribs: { ...kept, rel: 'nofollow ugc noopener noreferrer' } };
+function options(below: number): sanitizeHtml.IOptions {
+  return {
+    allowedTags: [
+      'p', 'h2', 'h3', 'h4', 'h5', 'h6', 'blockquote', 'ul', 'ol', 'li', 'pre', 'code', 'em', 'strong', 's',
+      'a', 'hr', 'br', 'table', 'thead', 'tbody', 'tr', 'th', 'td', 'span',
+    ],
+    allowedAttributes: { a: ['href', 'title', 'rel'], ol: ['start'], span: ['class'], code: ['class'] },
+    allowedClasses: { code: [/^language-[\w+#.-]{1,40}$/], span: ['md-img', 'md-link'] },
+    allowedSchemes: ['http', 'https', 'mailto'],
+    allowProtocolRelative: false,
+    disallowedTagsMode: 'escape',
+    transformTags: {
+      h1: shift(1, below), h2: shift(2, below), h3: shift(3, below), h4: shift(4, below), h5: shift(5, below),
+      a: (tagName, attribs): sanitizeHtml.Tag => {
+        if (!SAFE_HREF.test(attribs.href ?? '')) return { tagName: 'span', attribs: { class: 'md-link' } };
+        const kept: sanitizeHtml.Attributes = { href: attribs.href };
+        if (attribs.title) kept.title = attribs.title;
+        return { tagName, attribs: { ...kept, rel: 'nofollow ugc noopener noreferrer' } };
+      },
     },
-  },
-};
+  };
+}
 
-/** Safe HTML of one Markdown document (trusted output: every byte went through the sanitizer). */
-export function renderMarkdown(source: string): string {
+/** By how many levels headings move down: documents sit under the page's h1 (1), release notes under a version's h3 (3). */
+const OPTIONS = new Map([1, 3].map((below) => [below, options(below)]));
+
+/**
+ * Safe HTML of one Markdown document (trusted output: every byte went through the
+ * sanitizer). `headingsBelow`: 1 for a document under the page's h1 (SKILL.md, README), 3
+ * for release notes under a version's h3.
+ */
+export function renderMarkdown(source: string, headingsBelow: 1 | 3 = 1): string {
   const cut = source.length > MARKDOWN_MAX_CHARS;
-  const html = sanitizeHtml(md.render(cut ? source.slice(0, MARKDOWN_MAX_CHARS) : source), OPTIONS);
+  const html = sanitizeHtml(md.render(cut ? source.slice(0, MARKDOWN_MAX_CHARS) : source), OPTIONS.get(headingsBelow)!);
   return cut ? `${html}<p class="note">(The rest of this document is not shown: it is longer than ${MARKDOWN_MAX_CHARS} characters.)</p>` : html;
 }

@@ -45,7 +45,7 @@ function versionRow(v: PublicVersionsT['versions'][number]): string {
     : '';
   return `<li data-version="${escapeHtml(v.version)}"><h3>${escapeHtml(v.version)}${v.isCurrent ? ' <span class="tag">current</span>' : ''}</h3>
   <p class="note">Published ${day(v.publishedAt)} · ${countData(v.installerCount)} on this version</p>
-  ${v.notes ? `<div class="notes">${escapeHtml(v.notes)}</div>` : '<p class="note">No release notes.</p>'}${edited}</li>`;
+  ${v.notes ? `<div class="md release-notes">${renderMarkdown(v.notes, 3)}</div>` : '<p class="note">No release notes.</p>'}${edited}</li>`;
 }
 
 export function skillPage(d: SkillPageData): string {
