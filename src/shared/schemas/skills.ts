@@ -39,6 +39,7 @@ export const SkillSearchQuery = Type.Object(
   {
     q: Type.Optional(Type.String({ maxLength: 200, description: 'Words matched in name, slug and description' })),
     category: Type.Optional(Type.String({ maxLength: 100 })),
+    owner: Type.Optional(Type.String({ maxLength: 100, description: 'Only the skills of this user id (ownerId of the Skill record)' })),
     sort: Type.Optional(
       Type.Union([Type.Literal('popular'), Type.Literal('recent'), Type.Literal('name'), Type.Literal('price')], {
         default: 'popular',
