@@ -56,6 +56,12 @@ export const ERROR_STATUS = {
   NOT_INSTALLED: 403,
   SKILL_NOT_FOUND: 404,
   VERSION_NOT_FOUND: 404,
+  /** a new install or download of a version its owner archived, by an account that never had it */
+  VERSION_ARCHIVED: 403,
+  /** making a draft or archived version current */
+  VERSION_NOT_PUBLISHED: 409,
+  /** archiving the only published version (archive the skill instead) */
+  LAST_PUBLISHED_VERSION: 409,
   TOO_MANY_FILES: 413,
   TOO_MANY_UPLOADS: 429,
   FILE_TOO_LARGE: 413,

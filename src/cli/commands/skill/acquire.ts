@@ -78,7 +78,8 @@ export async function acquire(api: Api, skill: SkillT, wanted: string | undefine
       await confirmPurchase({ slug: skill.slug, version, price: skill.price }, () => api.get<WalletT>('/wallet'), yes);
     }
   }
-  const result = await api.json<InstallResultT>('POST', `/skills/${skill.id}/install`);
+  // the version asked for is the one recorded (and an archived one only for accounts that had it: 403 VERSION_ARCHIVED)
+  const result = await api.json<InstallResultT>('POST', `/skills/${skill.id}/install`, { query: { version: wanted } });
   tgz ??= await download(api, base);
   const listed = await fileList(api, base);
   const files = await readTarGz(tgz);
