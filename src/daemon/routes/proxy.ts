@@ -4,7 +4,7 @@ import type { Dispatcher } from 'undici';
 import type { ResolvedProvider } from '../../shared/config/resolve.js';
 import type { ProviderDef } from '../../shared/providers/index.js';
 import { AgwError } from '../../shared/errors.js';
-import { isBatchPath, isFreePath } from '../../shared/providers/index.js';
+import { isBatchPath, isFreePath, proxyAllows } from '../../shared/providers/index.js';
 import { errorResponses } from '../../shared/schemas/common.js';
 import { ProviderAnswer, ProxyParams } from '../../shared/schemas/gateway.js';
 import { release, reserve } from '../money/calls.js';
@@ -32,7 +32,9 @@ import { conversationOf, pinnedKey } from '../gateway/keys/sticky.js';
  * from the answer's usage or from the provider's units); GET calls (model lists, polling
  * a job) and POST calls the provider does not charge for (its catalog `freePaths`: token
  * counting) are forwarded free, without a hold or a record; POST calls that start a batch job
- * (`batchPaths`) are refused with 501 BATCH_NOT_METERED. Non-2xx answers come back as they
+ * (`batchPaths`) are refused with 501 BATCH_NOT_METERED; any path outside the provider's
+ * `proxyPaths` (inference POSTs, GETs that reveal no tenant's data) or a cloud's configured
+ * scope is refused with 403 PROXY_PATH_NOT_ALLOWED. Non-2xx answers come back as they
  * are, but for the provider secrets redacted in them (and in every header passed back), and
  * cost nothing.
  */
@@ -84,9 +86,19 @@ const proxy: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
     const bodyModel = typeof json?.model === 'string' ? json.model : null;
     // a cloud completes the path (deployment, api-version, project) and names the model it prices
     const cloud = provider.def.proxyTarget?.({ ...asked, bodyModel }, provider.cloud);
-    if (cloud?.error !== undefined) throw new AgwError('INVALID_REQUEST', `${id}: ${cloud.error}`, { field: 'path' });
+    const refusal = { endpoint: 'proxy', providerId: id, model: null, alias: null, stream: false, usageType: provider.def.usageType } as const;
+    if (cloud?.error !== undefined) {
+      if (!cloud.notAllowed) throw new AgwError('INVALID_REQUEST', `${id}: ${cloud.error}`, { field: 'path' });
+      const e = pathNotAllowed(id, method, asked.path, cloud.error);
+      throw method === 'GET' ? e : await refuseForKey(ctx, req, u, refusal, e);
+    }
     const { path, query } = cloud ?? asked;
-    if (method === 'GET' || isFreePath(provider.def, path)) return forwardFree(req, reply, provider, { method, path, query, headers, body });
+    // a GET only where it reveals no tenant's data: refused without a record, like any free call
+    if (method === 'GET') {
+      if (!proxyAllows(provider.def, 'GET', path)) throw pathNotAllowed(id, method, path);
+      return forwardFree(req, reply, provider, { method, path, query, headers, body });
+    }
+    if (isFreePath(provider.def, path)) return forwardFree(req, reply, provider, { method, path, query, headers, body });
     if (isBatchPath(provider.def, path)) {
       const e = new AgwError(
         'BATCH_NOT_METERED',
@@ -94,8 +106,9 @@ const proxy: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
         { provider: id, path },
         { 'x-should-retry': 'false' },
       );
-      throw await refuseForKey(ctx, req, u, { endpoint: 'proxy', providerId: id, model: null, alias: null, stream: false, usageType: provider.def.usageType }, e);
+      throw await refuseForKey(ctx, req, u, refusal, e);
     }
+    if (!proxyAllows(provider.def, 'POST', path)) throw await refuseForKey(ctx, req, u, refusal, pathNotAllowed(id, method, path));
 
     const def = provider.def;
     const charge = def.pricing.kind === 'units' ? unitCharge(provider, path, json) : undefined;
@@ -192,6 +205,15 @@ const proxy: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
     return body;
   }
 };
+
+/**
+ * 403 PROXY_PATH_NOT_ALLOWED: a path outside the provider's proxy allowlist (its catalog
+ * `proxyPaths`), or outside a cloud's configured scope (`why`). Nothing reaches the provider.
+ */
+function pathNotAllowed(provider: string, method: string, path: string, why?: string): AgwError {
+  const rule = why ?? (method === 'GET' ? 'GETs reach only model lists and model info (and a media job by its id), never the account’s stored data' : 'the proxy meters inference calls only');
+  return new AgwError('PROXY_PATH_NOT_ALLOWED', `${method} ${path} is not forwarded to ${provider}: ${rule} (see GET /api/portal/providers/public and docs/gateway.md "What the proxy forwards")`, { provider, method, path }, { 'x-should-retry': 'false' });
+}
 
 /** The provider path and raw query from the request URL, as sent (no re-encoding). */
 function upstreamPath(url: string, id: string): { path: string; query: string } {

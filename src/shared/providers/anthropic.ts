@@ -40,4 +40,6 @@ export const anthropic = {
   // batches: https://docs.claude.com/en/docs/build-with-claude/batch-processing (50% of the price)
   freePaths: ['/v1/messages/count_tokens'],
   batchPaths: [/^\/v1\/messages\/batches\/?$/],
+  // the proxy forwards the Messages API only; GETs: model lists and info (https://docs.claude.com/en/api/models-list)
+  proxyPaths: { post: [/^\/v1\/messages$/], get: [/^\/v1\/models(\/[^/]+)?$/] },
 } satisfies ProviderDef;

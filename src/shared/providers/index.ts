@@ -126,3 +126,14 @@ export function isFreePath(def: ProviderDef, path: string): boolean {
 export function isBatchPath(def: ProviderDef, path: string): boolean {
   return matches(def.batchPaths, path);
 }
+
+/**
+ * True when the proxy forwards a `method` call to `path` (the provider's own path, after a
+ * cloud's proxyTarget) at all: a GET only on the provider's `proxyPaths.get`; a POST on its
+ * `proxyPaths.post` when it names them (free and batch paths are asked about first).
+ */
+export function proxyAllows(def: ProviderDef, method: 'GET' | 'POST', path: string): boolean {
+  const rules = method === 'GET' ? def.proxyPaths?.get : def.proxyPaths?.post;
+  if (rules === undefined) return method === 'POST';
+  return rules.some((r) => r.test(path));
+}

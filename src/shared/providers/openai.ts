@@ -37,4 +37,7 @@ export const openai = {
   // batches are billed at the batch price from the output file (https://platform.openai.com/docs/guides/batch)
   freePaths: ['/v1/responses/input_tokens'],
   batchPaths: [/^\/v1\/batches\/?$/],
+  // the proxy forwards inference only (fine-tuning, files, vector stores, audio and images would be
+  // booked at about $0, and GETs of files or stored responses are every tenant's): model lists and info
+  proxyPaths: { post: [/^\/v1\/(chat\/completions|responses|completions|embeddings)$/], get: [/^\/v1\/models(\/[^/]+)?$/] },
 } satisfies ProviderDef;

@@ -177,6 +177,15 @@ export interface ProviderDef {
    * provider's batch price): the proxy refuses them with 501 BATCH_NOT_METERED (batchPath).
    */
   batchPaths?: readonly (string | RegExp)[];
+  /**
+   * What the proxy forwards at all (daemon/routes/proxy.ts, after a cloud's proxyTarget): the
+   * provider account is shared by every tenant, so only what agw meters or what reveals no
+   * tenant's data passes (proxyAllows). `post`: the inference paths a token-priced provider's
+   * calls are metered on (absent: any POST, each priced by the provider's units); `get`: the
+   * GETs forwarded free (model lists and model info; a media provider's documented polling of
+   * one job by its id). Anything else: 403 PROXY_PATH_NOT_ALLOWED, never forwarded.
+   */
+  proxyPaths?: ProxyPaths;
   usageFormat: UsageFormat;
   /** The quota a call through this provider consumes. */
   usageType: UsageType;
@@ -209,6 +218,12 @@ export interface ProviderDef {
   pricedAs?: (model: string) => string;
 }
 
+/** The proxy's allowlist of a provider (ProviderDef.proxyPaths): RegExps tested against the whole path. */
+export interface ProxyPaths {
+  post?: readonly RegExp[];
+  get: readonly RegExp[];
+}
+
 /** The settings of a cloud provider (config `providers.ID`), with their defaults applied. */
 export interface CloudSettings {
   /** azure-openai: model id -> deployment name */
@@ -226,8 +241,12 @@ export interface ProxyCall {
   bodyModel: string | null;
 }
 
-/** Where it goes upstream, and the model it is priced as; `error`: refused with 400 INVALID_REQUEST. */
-export type ProxyTarget = { path: string; query: string; model: string | null; error?: undefined } | { error: string };
+/**
+ * Where it goes upstream, and the model it is priced as; `error`: refused with 400
+ * INVALID_REQUEST, or with 403 PROXY_PATH_NOT_ALLOWED when `notAllowed` (a path outside the
+ * configured project or location).
+ */
+export type ProxyTarget = { path: string; query: string; model: string | null; error?: undefined } | { error: string; notAllowed?: boolean };
 
 /**
  * The upstream request of a call in one of the gateway's chat formats (the alias and

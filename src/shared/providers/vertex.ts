@@ -21,6 +21,11 @@ function proxyTarget(call: ProxyCall, s: CloudSettings): ProxyTarget {
   let path = call.path;
   if (path.startsWith('/publishers/')) path = `${prefix(s)}${path}`;
   else if (path.startsWith('/models/')) path = `${prefix(s)}/publishers/google${path}`;
+  // the service account reaches every project it has a role in: only the configured one is served
+  const scope = /^\/v1(?:beta1)?\/projects\/([^/]+)\/locations\/([^/]+)\//.exec(path);
+  if (scope && (scope[1] !== s.project || scope[2] !== s.location)) {
+    return { error: `only project ${s.project}, location ${s.location} is served (providers.vertex.project / location)`, notAllowed: true };
+  }
   const m = /\/models\/([^/:]+)/.exec(path);
   let model: string | null = null;
   if (m) {
@@ -114,6 +119,14 @@ export const vertex = {
       },
     ]),
   },
+  // a publisher model's inference in the configured project and location (proxyTarget refuses any other);
+  // not custom or batch prediction jobs, endpoints, tuning or any other resource of the project; GETs:
+  // publisher model info (the public model garden, no project resource)
+  proxyPaths: {
+    post: [/^\/v1(beta1)?\/projects\/[^/]+\/locations\/[^/]+\/publishers\/(google|anthropic)\/models\/[^/:]+:(generateContent|streamGenerateContent|rawPredict|streamRawPredict|countTokens|computeTokens)$/],
+    get: [/^\/v1(beta1)?\/publishers\/(google|anthropic)\/models(\/[^/:]+)?$/],
+  },
+  batchPaths: [/^\/v1(beta1)?\/projects\/[^/]+\/locations\/[^/]+\/batchPredictionJobs\/?$/],
   proxyTarget,
   chatFor: (model: string) => (isClaude(model) ? CLAUDE : GEMINI),
   chatUpstream,
