@@ -78,7 +78,7 @@ const proxy: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
       const stream = asked?.stream === true;
       throw await refuseForKey(ctx, req, u, { endpoint: 'proxy', providerId: id, model, alias: null, stream, usageType: provider?.def.usageType }, e);
     }
-    const asked = upstreamPath(req.url, id);
+    const asked = upstreamPath(req.url, provider.def);
     const headers = forwardableHeaders(req.headers);
     providerAuthHeaders(provider, headers);
     const body = Buffer.isBuffer(req.body) && req.body.length ? req.body : undefined;
@@ -215,14 +215,32 @@ function pathNotAllowed(provider: string, method: string, path: string, why?: st
   return new AgwError('PROXY_PATH_NOT_ALLOWED', `${method} ${path} is not forwarded to ${provider}: ${rule} (see GET /api/portal/providers/public and docs/gateway.md "What the proxy forwards")`, { provider, method, path }, { 'x-should-retry': 'false' });
 }
 
-/** The provider path and raw query from the request URL, as sent (no re-encoding). */
-function upstreamPath(url: string, id: string): { path: string; query: string } {
-  const marker = `/external/${id}`;
+/**
+ * The provider path and raw query from the request URL. The path is normalized as the
+ * provider reads it, so the catalog's rules (free, batch, allowed paths) see what goes
+ * upstream, and it goes upstream that way: repeated slashes collapsed, percent-escapes of
+ * characters that may stand in a path segment as they are (letters, digits, `-._~:@!$&'()*+,;=`)
+ * decoded; `.`/`..` segments and an encoded slash are refused (400), but where the provider's
+ * catalog says a segment may carry one (a Bedrock inference profile's ARN). The query is
+ * passed as sent.
+ */
+function upstreamPath(url: string, def: ProviderDef): { path: string; query: string } {
+  const marker = `/external/${def.id}`;
   const rest = url.slice(url.indexOf(marker) + marker.length);
   const q = rest.indexOf('?');
-  const path = (q === -1 ? rest : rest.slice(0, q)) || '/';
-  if (/(^|\/)(\.|%2e){1,2}(\/|$)/i.test(path)) throw new AgwError('INVALID_REQUEST', 'the provider path may not contain . or .. segments', { field: 'path' });
+  const path = normalizedPath((q === -1 ? rest : rest.slice(0, q)) || '/');
+  if (/(^|\/)\.{1,2}(\/|$)/.test(path)) throw new AgwError('INVALID_REQUEST', 'the provider path may not contain . or .. segments', { field: 'path' });
+  if (/%2f|%5c/i.test(path) && !def.encodedSlashIn?.test(path)) {
+    throw new AgwError('INVALID_REQUEST', 'the provider path may not contain an encoded slash (%2F, %5C)', { field: 'path' });
+  }
   return { path, query: q === -1 ? '' : rest.slice(q + 1) };
+}
+
+function normalizedPath(raw: string): string {
+  return raw.replace(/\/{2,}/g, '/').replace(/%([0-9a-f]{2})/gi, (esc, hex: string) => {
+    const c = String.fromCharCode(parseInt(hex, 16));
+    return /[A-Za-z0-9\-._~:@!$&'()*+,;=]/.test(c) ? c : esc.toUpperCase();
+  });
 }
 
 function parseJson(body: Buffer | undefined, contentType: string | undefined): Record<string, unknown> | undefined {

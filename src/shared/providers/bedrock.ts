@@ -141,7 +141,11 @@ export const bedrock = {
   },
   // the runtime's inference operations on one model (https://docs.aws.amazon.com/bedrock/latest/APIReference/API_Operations_Amazon_Bedrock_Runtime.html);
   // not StartAsyncInvoke (video, billed later) or ApplyGuardrail (per text unit); no GETs
-  proxyPaths: { post: [/^\/model\/[^/]+\/(converse|converse-stream|invoke|invoke-with-response-stream|count-tokens)$/], get: [] },
+  proxyPaths: { post: [/^\/model\/[^/]+\/(converse|converse-stream|invoke|invoke-with-response-stream)$/], get: [] },
+  // free: CountTokens (https://docs.aws.amazon.com/bedrock/latest/userguide/count-tokens.html: "no charge")
+  freePaths: [/^\/model\/[^/]+\/count-tokens$/],
+  // a model id may be an inference profile's ARN, its slash encoded
+  encodedSlashIn: /^\/model\/[^/]+\/[a-z-]+$/,
   proxyTarget,
   chatFor: (model: string) => (isAnthropic(model) ? CLAUDE : CONVERSE),
   chatUpstream,

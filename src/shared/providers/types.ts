@@ -186,6 +186,11 @@ export interface ProviderDef {
    * one job by its id). Anything else: 403 PROXY_PATH_NOT_ALLOWED, never forwarded.
    */
   proxyPaths?: ProxyPaths;
+  /**
+   * Where a proxied path may carry an encoded slash (%2F) inside a segment (Bedrock: a model
+   * id that is an inference profile's ARN); anywhere else such a path is refused.
+   */
+  encodedSlashIn?: RegExp;
   usageFormat: UsageFormat;
   /** The quota a call through this provider consumes. */
   usageType: UsageType;

@@ -123,10 +123,16 @@ export const vertex = {
   // not custom or batch prediction jobs, endpoints, tuning or any other resource of the project; GETs:
   // publisher model info (the public model garden, no project resource)
   proxyPaths: {
-    post: [/^\/v1(beta1)?\/projects\/[^/]+\/locations\/[^/]+\/publishers\/(google|anthropic)\/models\/[^/:]+:(generateContent|streamGenerateContent|rawPredict|streamRawPredict|countTokens|computeTokens)$/],
+    post: [/^\/v1(beta1)?\/projects\/[^/]+\/locations\/[^/]+\/publishers\/(google|anthropic)\/models\/[^/:]+:(generateContent|streamGenerateContent|rawPredict|streamRawPredict)$/],
     get: [/^\/v1(beta1)?\/publishers\/(google|anthropic)\/models(\/[^/:]+)?$/],
   },
   batchPaths: [/^\/v1(beta1)?\/projects\/[^/]+\/locations\/[^/]+\/batchPredictionJobs\/?$/],
+  // free: Gemini's countTokens / computeTokens, Claude's count-tokens endpoint ("no charge":
+  // https://cloud.google.com/vertex-ai/generative-ai/docs/partner-models/claude/count-tokens)
+  freePaths: [
+    /^\/v1(beta1)?\/projects\/[^/]+\/locations\/[^/]+\/publishers\/google\/models\/[^/:]+:(countTokens|computeTokens)$/,
+    /^\/v1(beta1)?\/projects\/[^/]+\/locations\/[^/]+\/publishers\/anthropic\/models\/count-tokens:rawPredict$/,
+  ],
   proxyTarget,
   chatFor: (model: string) => (isClaude(model) ? CLAUDE : GEMINI),
   chatUpstream,
