@@ -23,7 +23,7 @@ import { dearestRow, priceRow, unitCost, type UnitCharge } from './pricing.js';
  *   1-hour cache writes (any of the prompt's tokens may be any of them), at the dearest
  *   level (base or tier) whose threshold the prompt bound is above; the output price at
  *   that level too (a tier prices all the call's tokens).
- * - outputCap: max_tokens / max_completion_tokens / max_output_tokens /
+ * - outputCap: the largest of max_tokens / max_completion_tokens / max_output_tokens /
  *   generationConfig.maxOutputTokens / inferenceConfig.maxTokens (× n choices) as asked, at
  *   most the model's own limit (the catalog's maxOutputTokens: coding agents ask 128000 of
  *   every model); without one, that limit. A model the catalog does not know is held for what
@@ -65,19 +65,23 @@ function mentionsMedia(b: Buffer): boolean {
 
 const positiveInt = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) && v >= 1 ? Math.floor(v) : undefined);
 
-/** The output cap a body asks for, if it names one. */
+/**
+ * The output cap a body asks for, if it names one: the largest any of its cap fields names.
+ * A provider honours one field (Together, DeepSeek, Mistral take only max_tokens; OpenAI
+ * max_completion_tokens before it) and the proxy forwards the body as it came, so a body
+ * naming two is held for the larger: the one the provider reads is never more.
+ */
 export function requestedOutputCap(body: Record<string, unknown> | undefined): number | undefined {
   if (!body) return undefined;
   const gen = body.generationConfig && typeof body.generationConfig === 'object' ? (body.generationConfig as Record<string, unknown>) : undefined;
   // Bedrock Converse: inferenceConfig.maxTokens
   const inference = body.inferenceConfig && typeof body.inferenceConfig === 'object' ? (body.inferenceConfig as Record<string, unknown>) : undefined;
-  return (
-    positiveInt(body.max_completion_tokens) ??
-    positiveInt(body.max_tokens) ??
-    positiveInt(body.max_output_tokens) ??
-    positiveInt(gen?.maxOutputTokens) ??
-    positiveInt(inference?.maxTokens)
-  );
+  let cap: number | undefined;
+  for (const v of [body.max_completion_tokens, body.max_tokens, body.max_output_tokens, gen?.maxOutputTokens, inference?.maxTokens]) {
+    const n = positiveInt(v);
+    if (n !== undefined && (cap === undefined || n > cap)) cap = n;
+  }
+  return cap;
 }
 
 /** How many answers the body asks for (OpenAI's `n`, Gemini's candidateCount). */

@@ -1,0 +1,72 @@
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
+import { usageRecords, usageTransactions } from '../helpers/gateway-fixture.js';
+import { startScripted, type ScriptedUpstream } from '../helpers/scripted-upstream.js';
+import { findModelPrice } from '../../src/shared/providers/index.js';
+import { tokenCostNano } from '../../src/shared/money.js';
+
+/**
+ * A proxied call's hold covers what the provider can charge for it (review H2, H3, H5, M7):
+ * whatever output-cap field the provider honours, an output cap the provider does not
+ * refuse, prompt content the provider holds or expands. Nothing is written off.
+ * Upstreams are scripted with answers in the providers' documented shapes.
+ */
+let d: TestDaemon;
+const up: Record<string, ScriptedUpstream> = {};
+const PROVIDERS = ['together', 'mistral', 'openai', 'anthropic', 'google'] as const;
+
+beforeAll(async () => {
+  const env: Record<string, string> = {};
+  for (const p of PROVIDERS) {
+    up[p] = await startScripted();
+    env[`AGW_PROVIDER_${p.toUpperCase()}_BASE_URL`] = up[p].url;
+    env[`AGW_PROVIDER_${p.toUpperCase()}_KEY`] = `${p}-test-key-0123456789`;
+  }
+  d = await startTestDaemon({ env });
+});
+afterAll(async () => {
+  await d?.close();
+  await Promise.all(Object.values(up).map((u) => u.close()));
+});
+
+/** A chat.completion answer with this usage (https://platform.openai.com/docs/api-reference/chat/object). */
+const completion = (model: string, prompt: number, out: number) => ({
+  json: {
+    id: 'chatcmpl-1',
+    object: 'chat.completion',
+    created: 1,
+    model,
+    choices: [{ index: 0, message: { role: 'assistant', content: 'x' }, finish_reason: 'length' }],
+    usage: { prompt_tokens: prompt, completion_tokens: out, total_tokens: prompt + out },
+  },
+});
+
+/** Customer nano-USD of `prompt` in / `out` out at margin 2 (no cache). */
+const cost = (provider: string, model: string, prompt: number, out: number) => {
+  const p = findModelPrice(provider, model)!;
+  return Math.round((tokenCostNano(prompt, p.inputPer1M) + tokenCostNano(out, p.outputPer1M)) * 2);
+};
+
+async function call(provider: string, path: string, body: Record<string, unknown>, balance = 20) {
+  const u = await d.user({ tier: 'enterprise', balance });
+  const res = await d.fetch(`/external/${provider}${path}`, { method: 'POST', key: u.key, json: body });
+  const text = await res.text();
+  expect(res.status, text).toBe(200);
+  const [rec] = await usageRecords(d.daemon.ctx.db, u.id);
+  const [tx] = await usageTransactions(d.daemon.ctx.db, u.id);
+  return { rec, tx, u };
+}
+
+const messages = [{ role: 'user', content: 'Write a very long story.' }];
+
+describe('H2: the hold reads the largest output cap any field names', () => {
+  test('Together honours max_tokens: max_completion_tokens 1 beside max_tokens 32,768 is held for 32,768', async () => {
+    const model = 'meta-llama/Meta-Llama-3.1-405B-Instruct-Turbo';
+    up.together.queue(completion(model, 20, 32_768));
+    const { rec, tx } = await call('together', '/v1/chat/completions', { model, max_completion_tokens: 1, max_tokens: 32_768, messages });
+    expect(rec.writtenOff).toBe(0);
+    expect(rec.customer).toBe(cost('together', model, 20, 32_768));
+    expect(-tx.amount).toBe(rec.customer);
+    expect(rec.hold).toBeGreaterThanOrEqual(rec.customer);
+  });
+});
