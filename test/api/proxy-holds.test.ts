@@ -70,3 +70,36 @@ describe('H2: the hold reads the largest output cap any field names', () => {
     expect(rec.hold).toBeGreaterThanOrEqual(rec.customer);
   });
 });
+
+describe('H3: an output cap the provider does not refuse is held for as asked', () => {
+  test('Mistral (takes any max_tokens): 100,000 asked, 100,000 written, nothing written off', async () => {
+    up.mistral.queue(completion('mistral-large-latest', 30, 100_000));
+    const { rec } = await call('mistral', '/v1/chat/completions', { model: 'mistral-large-latest', max_tokens: 100_000, messages });
+    expect(rec.writtenOff).toBe(0);
+    expect(rec.customer).toBe(cost('mistral', 'mistral-large-latest', 30, 100_000));
+  });
+
+  test('Mistral without a cap writes until the context is full: held for the context window', async () => {
+    up.mistral.queue(completion('mistral-large-latest', 30, 100_000));
+    const { rec } = await call('mistral', '/v1/chat/completions', { model: 'mistral-large-latest', messages });
+    expect(rec.writtenOff).toBe(0);
+    expect(rec.customer).toBe(cost('mistral', 'mistral-large-latest', 30, 100_000));
+  });
+
+  test('OpenAI refuses a cap above the model’s limit: held for the limit, not for what was asked', async () => {
+    up.openai.queue(completion('gpt-4o-mini', 10, 16_384));
+    const { rec } = await call('openai', '/v1/chat/completions', { model: 'gpt-4o-mini', max_tokens: 1_000_000, messages });
+    expect(rec.writtenOff).toBe(0);
+    const p = findModelPrice('openai', 'gpt-4o-mini')!;
+    // the limit's 16,384 output tokens, not 1,000,000
+    expect(rec.hold).toBeLessThan(Math.round(tokenCostNano(20_000, p.outputPer1M) * 2));
+  });
+
+  test('unified chat to a provider without an enforced limit sends the model’s limit as max_tokens when the caller named none', async () => {
+    const u = await d.user({ tier: 'enterprise', balance: 20 });
+    up.mistral.queue(completion('mistral-large-latest', 10, 5));
+    const res = await d.fetch('/gateway/chat', { method: 'POST', key: u.key, json: { model: 'mistral-large-latest', messages } });
+    expect(res.status, await res.clone().text()).toBe(200);
+    expect(up.mistral.last().max_tokens).toBe(32_768);
+  });
+});

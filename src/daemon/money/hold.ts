@@ -26,7 +26,8 @@ import { dearestRow, priceRow, unitCost, type UnitCharge } from './pricing.js';
  * - outputCap: the largest of max_tokens / max_completion_tokens / max_output_tokens /
  *   generationConfig.maxOutputTokens / inferenceConfig.maxTokens (× n choices) as asked, at
  *   most the model's own limit (the catalog's maxOutputTokens: coding agents ask 128000 of
- *   every model); without one, that limit. A model the catalog does not know is held for what
+ *   every model); without one, that limit. Through the proxy, to a provider that does not
+ *   refuse a cap above that limit: as asked, at most the context window, else the window. A model the catalog does not know is held for what
  *   was asked (bounded by 10M tokens), else DEFAULT_MAX_OUTPUT_TOKENS.
  * Unit-priced: the unit charge, known exactly from the request.
  */
@@ -96,7 +97,9 @@ function choices(body: Record<string, unknown> | undefined): number {
  * provider's dearest row, as its settlement will be. `generates` false: an answer without
  * generated tokens (embeddings), held for its prompt only. `promptTokens`: a prompt bound
  * worked out by the caller (the gateway counts images by their pixels: image-tokens.ts),
- * in place of `promptBound(wire)`.
+ * in place of `promptBound(wire)`. `forwarded`: the body goes upstream as the caller sent it
+ * (the proxy): its output cap is held as asked unless the provider enforces its models'
+ * limits (catalog `outputCapEnforced`).
  */
 export function quoteTokens(
   config: ResolvedConfig,
@@ -106,16 +109,22 @@ export function quoteTokens(
   body: Record<string, unknown> | undefined,
   generates = true,
   promptTokens?: number,
+  forwarded = false,
 ): Quote {
   const row: ModelInfo | undefined = priceRow(config, provider.def.id, model) ?? dearestRow(config, provider.def.id);
   const known = priceRow(config, provider.def.id, model) !== undefined;
-  const limit = known ? row!.maxOutputTokens : DEFAULT_MAX_OUTPUT_TOKENS;
+  // `forwarded`: the body goes upstream as sent (the proxy). A provider that does not enforce
+  // its models' output limits writes what it is asked, up to the context window: the cap is
+  // bounded by that window, and without one the window is held (gateway routes clamp the
+  // body's cap and name one: their cap is at most the model's limit)
+  const unclamped = forwarded && provider.def.outputCapEnforced !== true && row !== undefined;
+  const limit = unclamped ? Math.max(row.maxOutputTokens, row.contextTokens) : known ? row!.maxOutputTokens : DEFAULT_MAX_OUTPUT_TOKENS;
   // the output cap is what the caller asked for, at most the model's own limit (CONTRACT
   // "Holds", third round); what was asked of an unknown model is bounded by more than any
   // model writes, so a max_tokens of 1e15 is a hold no wallet covers, never a number the
   // store cannot hold
   const requested = bounded(requestedOutputCap(body));
-  const asked = known && requested !== undefined ? Math.min(requested, limit) : requested;
+  const asked = (known || unclamped) && requested !== undefined ? Math.min(requested, limit) : requested;
   const outputCap = generates ? (asked ?? limit) * choices(body) : 0;
   const prompt = promptTokens ?? (wire === undefined ? 0 : promptBound(wire));
   if (!row) return { nano: 0, tokens: prompt + outputCap, promptNano: 0, outputNanoPerToken: 0, outputCap };

@@ -139,7 +139,7 @@ const proxy: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
       stream: json?.stream === true,
       body,
       traceparent: req.headers.traceparent,
-      quote: def.pricing.kind === 'units' ? quoteUnits(provider, charge) : quoteTokens(ctx.config, provider, model, body, json, generates(path), imagePromptBound(def, id, model, body, json)),
+      quote: def.pricing.kind === 'units' ? quoteUnits(provider, charge) : quoteTokens(ctx.config, provider, model, body, json, generates(path), imagePromptBound(def, id, model, body, json), true),
     });
     const call = new Call(ctx, gw, reply, r);
     // several keys: the conversation's key while it is healthy (its prompt cache is there)

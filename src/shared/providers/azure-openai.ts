@@ -87,6 +87,8 @@ export const azureOpenai = {
   },
   // inference on a deployment (and the v1 API's, the deployment named by `model`); batches refused;
   // not fine-tuning, files, assistants or stored completions; GETs: the model list and model info
+  // the OpenAI models' own limits, refused above as OpenAI does ("max_tokens is too large")
+  outputCapEnforced: true,
   proxyPaths: {
     post: [/^\/openai\/deployments\/[^/]+\/(chat\/completions|completions|embeddings)$/, /^\/openai\/v1\/(chat\/completions|embeddings)$/],
     get: [/^\/openai\/(v1\/)?models(\/[^/]+)?$/],

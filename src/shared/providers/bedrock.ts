@@ -141,6 +141,9 @@ export const bedrock = {
   },
   // the runtime's inference operations on one model (https://docs.aws.amazon.com/bedrock/latest/APIReference/API_Operations_Amazon_Bedrock_Runtime.html);
   // not StartAsyncInvoke (video, billed later) or ApplyGuardrail (per text unit); no GETs
+  // every model's inference parameters are checked against its documented range (ValidationException above
+  // it: https://docs.aws.amazon.com/bedrock/latest/userguide/model-parameters.html)
+  outputCapEnforced: true,
   proxyPaths: { post: [/^\/model\/[^/]+\/(converse|converse-stream|invoke|invoke-with-response-stream)$/], get: [] },
   // free: CountTokens (https://docs.aws.amazon.com/bedrock/latest/userguide/count-tokens.html: "no charge")
   freePaths: [/^\/model\/[^/]+\/count-tokens$/],

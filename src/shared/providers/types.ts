@@ -187,6 +187,14 @@ export interface ProviderDef {
    */
   proxyPaths?: ProxyPaths;
   /**
+   * True when the provider refuses (or cuts) an output cap above a model's documented limit,
+   * so a call through the proxy, whose body goes upstream as sent, can write no more than the
+   * catalog's maxOutputTokens: it is held for at most that. Absent: the provider writes what
+   * it is asked, up to the context window (Mistral, Together, …): a proxied call is held for
+   * what it asks, at most the context window, and for the window when it asks for no cap.
+   */
+  outputCapEnforced?: true;
+  /**
    * Where a proxied path may carry an encoded slash (%2F) inside a segment (Bedrock: a model
    * id that is an inference profile's ARN); anywhere else such a path is refused.
    */

@@ -122,6 +122,9 @@ export const vertex = {
   // a publisher model's inference in the configured project and location (proxyTarget refuses any other);
   // not custom or batch prediction jobs, endpoints, tuning or any other resource of the project; GETs:
   // publisher model info (the public model garden, no project resource)
+  // Gemini: "Unable to submit request because it has a maxOutputTokens value of … but the supported range
+  // is from 1 (inclusive) to 65537 (exclusive)"; Claude: Anthropic's own check of max_tokens
+  outputCapEnforced: true,
   proxyPaths: {
     post: [/^\/v1(beta1)?\/projects\/[^/]+\/locations\/[^/]+\/publishers\/(google|anthropic)\/models\/[^/:]+:(generateContent|streamGenerateContent|rawPredict|streamRawPredict)$/],
     get: [/^\/v1(beta1)?\/publishers\/(google|anthropic)\/models(\/[^/:]+)?$/],

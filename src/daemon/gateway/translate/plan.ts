@@ -73,6 +73,9 @@ function sameFormat(i: Inbound, t: CallTarget, api: ChatApi): Outbound {
   for (const k of ['max_completion_tokens', 'max_tokens']) {
     if (typeof body[k] === 'number' && (body[k] as number) > t.maxOutput) body[k] = t.maxOutput;
   }
+  // a provider that does not enforce its models' output limits would write up to the context
+  // window without a cap: it gets the model's limit, what the call is held for (money/hold.ts)
+  if (t.provider.def.outputCapEnforced !== true && body.max_tokens === undefined && body.max_completion_tokens === undefined) body.max_tokens = t.maxOutput;
   if (body.stream === true) {
     const so = body.stream_options && typeof body.stream_options === 'object' ? (body.stream_options as Obj) : {};
     body.stream_options = { ...so, include_usage: true };
