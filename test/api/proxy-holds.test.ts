@@ -103,3 +103,44 @@ describe('H3: an output cap the provider does not refuse is held for as asked', 
     expect(up.mistral.last().max_tokens).toBe(32_768);
   });
 });
+
+/** Answers in each provider's documented shape with this usage. */
+const gemini = (prompt: number, out: number) => ({ json: { candidates: [{ content: { role: 'model', parts: [{ text: 'x' }] }, finishReason: 'STOP' }], usageMetadata: { promptTokenCount: prompt, candidatesTokenCount: out, totalTokenCount: prompt + out } } });
+const message = (model: string, input: number, out: number) => ({ json: { id: 'msg_1', type: 'message', role: 'assistant', model, content: [{ type: 'text', text: 'x' }], stop_reason: 'end_turn', usage: { input_tokens: input, output_tokens: out } } });
+const response = (model: string, input: number, out: number) => ({
+  json: { id: 'resp_1', object: 'response', status: 'completed', model, output: [{ type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'x' }] }], usage: { input_tokens: input, output_tokens: out, total_tokens: input + out } },
+});
+
+describe('H5: prompt content the provider holds or expands is held for', () => {
+  test('Gemini: a video by fileUri (258 tokens a frame): held at the context window, 600,000 prompt tokens charged in full', async () => {
+    up.google.queue(gemini(600_000, 100));
+    const body = { contents: [{ role: 'user', parts: [{ fileData: { mimeType: 'video/mp4', fileUri: 'https://www.youtube.com/watch?v=abc' } }, { text: 'Summarise' }] }], generationConfig: { maxOutputTokens: 1000 } };
+    const { rec } = await call('google', '/v1beta/models/gemini-2.5-flash:generateContent', body);
+    expect(rec.writtenOff).toBe(0);
+    expect(rec.prompt).toBe(600_000);
+  });
+
+  test('Anthropic: a document by URL; OpenAI: a file by id; Responses: a stored prompt template', async () => {
+    up.anthropic.queue(message('claude-sonnet-4-5', 90_000, 50));
+    const doc = await call('anthropic', '/v1/messages', { model: 'claude-sonnet-4-5', max_tokens: 100, messages: [{ role: 'user', content: [{ type: 'document', source: { type: 'url', url: 'https://example.com/a.pdf' } }, { type: 'text', text: 'Summarise' }] }] });
+    expect(doc.rec.writtenOff).toBe(0);
+    up.openai.queue(completion('gpt-4.1', 60_000, 50));
+    const file = await call('openai', '/v1/chat/completions', { model: 'gpt-4.1', max_tokens: 100, messages: [{ role: 'user', content: [{ type: 'file', file: { file_id: 'file-abc' } }, { type: 'text', text: 'Summarise' }] }] });
+    expect(file.rec.writtenOff).toBe(0);
+    up.openai.queue(response('gpt-4.1', 30_000, 50));
+    const prompt = await call('openai', '/v1/responses', { model: 'gpt-4.1', prompt: { id: 'pmpt_123', version: '2' }, input: 'go', max_output_tokens: 100 });
+    expect(prompt.rec.writtenOff).toBe(0);
+  });
+
+  test('Responses: an input_image by URL on gpt-4o-mini counts as gpt-4o-mini counts an image (up to 48,169 tokens)', async () => {
+    up.openai.queue(response('gpt-4o-mini', 48_200, 20));
+    const { rec } = await call('openai', '/v1/responses', { model: 'gpt-4o-mini', max_output_tokens: 100, input: [{ role: 'user', content: [{ type: 'input_image', image_url: 'https://example.com/big.png' }, { type: 'input_text', text: 'What is it?' }] }] });
+    expect(rec.writtenOff).toBe(0);
+  });
+
+  test('a server tool whose results come back as input (Anthropic web fetch): held at the context window', async () => {
+    up.anthropic.queue(message('claude-sonnet-4-5', 150_000, 200));
+    const { rec } = await call('anthropic', '/v1/messages', { model: 'claude-sonnet-4-5', max_tokens: 1000, tools: [{ type: 'web_fetch_20250910', name: 'web_fetch', max_uses: 5 }], messages: [{ role: 'user', content: 'Read https://example.com and summarise' }] });
+    expect(rec.writtenOff).toBe(0);
+  });
+});

@@ -47,21 +47,29 @@ export interface Quote {
 /** Tokens assumed per image, audio or file part of a prompt. */
 export const MEDIA_PART_TOKENS = 8192;
 
-const MEDIA_MARKERS = /"type"\s*:\s*"(?:image_url|image|input_image|input_audio|audio|file|input_file|document)"|"(?:inline_data|inlineData|file_data|fileData)"\s*:/g;
+// a part's type (common, messages, Responses), Gemini's inline and file data, Bedrock Converse's
+// image / document / video blocks ({"image":{"format":…,"source":…}})
+const MEDIA_MARKERS =
+  /"type"\s*:\s*"(?:image_url|image|input_image|input_audio|audio|file|input_file|document)"|"(?:inline_data|inlineData|file_data|fileData)"\s*:|"(?:image|document|video)"\s*:\s*\{/g;
 
 /** An upper bound of the prompt's tokens from the body as sent (string or raw bytes). */
 export function promptBound(body: string | Buffer): number {
-  const bytes = typeof body === 'string' ? Buffer.byteLength(body) : body.length;
-  // only bodies that mention a media part are scanned for how many
-  const text = typeof body === 'string' ? body : undefined;
-  if (text ? !/image|audio|file|inline|document/.test(text) : !mentionsMedia(body as Buffer)) return bytes;
-  const s = text ?? (body as Buffer).toString('utf8');
-  const media = s.match(MEDIA_MARKERS)?.length ?? 0;
+  const { bytes, media } = promptParts(body);
   return bytes + media * MEDIA_PART_TOKENS;
 }
 
+/** The body's bytes and how many media parts it names (each counted MEDIA_PART_TOKENS by promptBound). */
+export function promptParts(body: string | Buffer): { bytes: number; media: number } {
+  const bytes = typeof body === 'string' ? Buffer.byteLength(body) : body.length;
+  // only bodies that mention a media part are scanned for how many
+  const text = typeof body === 'string' ? body : undefined;
+  if (text ? !/image|audio|file|inline|document|video/.test(text) : !mentionsMedia(body as Buffer)) return { bytes, media: 0 };
+  const s = text ?? (body as Buffer).toString('utf8');
+  return { bytes, media: s.match(MEDIA_MARKERS)?.length ?? 0 };
+}
+
 function mentionsMedia(b: Buffer): boolean {
-  return b.includes('image') || b.includes('audio') || b.includes('file') || b.includes('inline') || b.includes('document');
+  return b.includes('image') || b.includes('audio') || b.includes('file') || b.includes('inline') || b.includes('document') || b.includes('video');
 }
 
 const positiveInt = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) && v >= 1 ? Math.floor(v) : undefined);
@@ -128,12 +136,15 @@ export function quoteTokens(
   const outputCap = generates ? (asked ?? limit) * choices(body) : 0;
   const prompt = promptTokens ?? (wire === undefined ? 0 : promptBound(wire));
   if (!row) return { nano: 0, tokens: prompt + outputCap, promptNano: 0, outputNanoPerToken: 0, outputCap };
-  // context held at the provider: the prompt is bounded by the model's context window
-  const held = holdsContext(body) ? Math.max(prompt, known ? row.contextTokens : Math.max(row.contextTokens, DEFAULT_CONTEXT_TOKENS)) : prompt;
+  // context held at the provider, or content it fetches or expands (a file by reference, a
+  // video by URI, server tools' results): the body does not size the prompt, the model's
+  // context window bounds it, at the model's dearest level
+  const atWindow = holdsContext(body) || expandsAtProvider(body, wire);
+  const held = atWindow ? Math.max(prompt, known ? row.contextTokens : Math.max(row.contextTokens, DEFAULT_CONTEXT_TOKENS)) : prompt;
   let inputPico = 0;
   let outputPico = 0;
   for (const l of row.levels) {
-    if (l.above !== 0 && !(held > l.above)) continue; // a tier the prompt cannot reach
+    if (!atWindow && l.above !== 0 && !(held > l.above)) continue; // a tier the prompt cannot reach
     inputPico = Math.max(inputPico, l.dearestInputPico);
     outputPico = Math.max(outputPico, l.pico.output);
   }
@@ -153,10 +164,60 @@ const nonEmpty = (v: unknown): boolean => (typeof v === 'string' && v.length > 0
 
 /**
  * True when the body names context the provider holds and the body does not carry: a
- * Responses API `previous_response_id` or `conversation`, a Gemini `cachedContent`.
+ * Responses API `previous_response_id`, `conversation` or stored prompt template (`prompt:
+ * {id}`), a Gemini `cachedContent` (`cached_content`, as Google's JSON also takes it).
  */
 export function holdsContext(body: Record<string, unknown> | undefined): boolean {
-  return body !== undefined && (nonEmpty(body.previous_response_id) || nonEmpty(body.conversation) || nonEmpty(body.cachedContent));
+  if (body === undefined) return false;
+  const template = body.prompt && typeof body.prompt === 'object' && nonEmpty((body.prompt as Record<string, unknown>).id);
+  return nonEmpty(body.previous_response_id) || nonEmpty(body.conversation) || nonEmpty(body.cachedContent) || nonEmpty(body.cached_content) || !!template;
+}
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Tool types run by the caller (their results come back in a later request's body), not by the provider. */
+const CLIENT_TOOL = /^(function|custom|computer_use_preview|local_shell|shell|apply_patch)$|^(bash|text_editor|computer|memory)_/;
+
+/**
+ * True when the provider adds prompt tokens the body does not carry: server tools whose
+ * results come back as input (web search or fetch, file search, code execution, MCP, Gemini's
+ * grounding and URL context), or a part it fetches or expands by reference (an OpenAI
+ * `file_id` / `file_url`, an Anthropic `document` by URL or file, a Gemini `fileData` that is
+ * not an image: video at 258 tokens a frame, audio, PDF), a Converse video or S3 document.
+ */
+export function expandsAtProvider(body: Obj | undefined, wire: string | Buffer | undefined): boolean {
+  if (!body) return false;
+  if (nonEmpty(body.web_search_options) || nonEmpty(body.search_parameters) || (Array.isArray(body.mcp_servers) && body.mcp_servers.length > 0)) return true;
+  if (Array.isArray(body.tools)) {
+    for (const t of body.tools) {
+      if (!isObj(t)) continue;
+      if (typeof t.type === 'string' ? !CLIENT_TOOL.test(t.type) : t.name === undefined && Object.keys(t).some((k) => k !== 'functionDeclarations' && k !== 'function_declarations')) return true;
+    }
+  }
+  if (wire === undefined) return false;
+  const mentions = typeof wire === 'string' ? REFERENCE_MARKERS.test(wire) : REFERENCE_WORDS.some((w) => wire.includes(w));
+  return mentions && referencesContent(body, 0);
+}
+
+const REFERENCE_WORDS = ['file_id', 'file_url', 'fileData', 'file_data', 'document', 'container_upload', 'video'];
+const REFERENCE_MARKERS = new RegExp(REFERENCE_WORDS.join('|'));
+
+function referencesContent(v: unknown, depth: number): boolean {
+  if (typeof v !== 'object' || v === null) return false;
+  if (depth > 64) return true; // deeper than any chat body: not sized
+  if (Array.isArray(v)) return v.some((x) => referencesContent(x, depth + 1));
+  const o = v as Obj;
+  if (typeof o.file_id === 'string' || typeof o.file_url === 'string' || o.type === 'container_upload') return true;
+  const fd = isObj(o.fileData) ? o.fileData : isObj(o.file_data) ? o.file_data : undefined;
+  if (fd) {
+    const mime = fd.mimeType ?? fd.mime_type;
+    if (typeof mime !== 'string' || !mime.startsWith('image/')) return true;
+  }
+  if (o.type === 'document' && isObj(o.source) && (o.source.type === 'url' || o.source.type === 'file')) return true;
+  if (isObj(o.video) || (isObj(o.document) && isObj(o.document.source) && o.document.source.s3Location !== undefined)) return true;
+  for (const k in o) if (referencesContent(o[k], depth + 1)) return true;
+  return false;
 }
 
 /** More output tokens than any model writes in one answer. */

@@ -139,7 +139,7 @@ const proxy: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
       stream: json?.stream === true,
       body,
       traceparent: req.headers.traceparent,
-      quote: def.pricing.kind === 'units' ? quoteUnits(provider, charge) : quoteTokens(ctx.config, provider, model, body, json, generates(path), imagePromptBound(def, id, model, body, json), true),
+      quote: def.pricing.kind === 'units' ? quoteUnits(provider, charge) : quoteTokens(ctx.config, provider, model, body, json, generates(path), imagePromptBound(def, id, model, path, body, json), true),
     });
     const call = new Call(ctx, gw, reply, r);
     // several keys: the conversation's key while it is healthy (its prompt cache is there)
@@ -258,10 +258,13 @@ function parseJson(body: Buffer | undefined, contentType: string | undefined): R
  * counts it (gateway/image-tokens.ts); undefined otherwise (the hold's own bound applies).
  * Only a body that mentions an image is decoded for it.
  */
-function imagePromptBound(def: ProviderDef, id: string, model: string | null, body: Buffer | undefined, json: Record<string, unknown> | undefined): number | undefined {
-  if (!def.chat || !json || !body || !(body.includes('image') || body.includes('inlineData'))) return undefined;
+function imagePromptBound(def: ProviderDef, id: string, model: string | null, path: string, body: Buffer | undefined, json: Record<string, unknown> | undefined): number | undefined {
+  if (!json || !body || !(body.includes('image') || body.includes('inlineData'))) return undefined;
+  // a cloud's format depends on the model (Vertex's Claude and Gemini) or the operation (Bedrock's Converse)
+  const format = /\/converse(-stream)?$/.test(path) ? 'converse' : (def.chat ?? def.chatFor?.(model ?? ''))?.format;
+  if (!format) return undefined;
   const text = body.toString('utf8');
-  const images = countImages(def.chat.format, json, text, id, model ?? '');
+  const images = countImages(format, json, text, id, model ?? '');
   return images && promptBoundWithImages(text, images);
 }
 

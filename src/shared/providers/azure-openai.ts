@@ -95,6 +95,7 @@ export const azureOpenai = {
   },
   batchPaths: [/^\/openai\/(v1\/)?batches\/?$/],
   proxyTarget,
+  imageTokensAs: () => 'openai',
   chatFor: () => CHAT,
   chatUpstream,
 } satisfies ProviderDef;

@@ -150,6 +150,7 @@ export const bedrock = {
   // a model id may be an inference profile's ARN, its slash encoded
   encodedSlashIn: /^\/model\/[^/]+\/[a-z-]+$/,
   proxyTarget,
+  imageTokensAs: (model: string) => (isAnthropic(model) ? 'anthropic' : undefined),
   chatFor: (model: string) => (isAnthropic(model) ? CLAUDE : CONVERSE),
   chatUpstream,
   pricedAs,

@@ -187,6 +187,12 @@ export interface ProviderDef {
    */
   proxyPaths?: ProxyPaths;
   /**
+   * Cloud providers: whose documented rule counts an image for `model` (the model's maker:
+   * Azure's GPT models as OpenAI, Claude as Anthropic, Gemini as Google); undefined: no
+   * documented rule (an image counts as any media part).
+   */
+  imageTokensAs?: (model: string) => 'openai' | 'anthropic' | 'google' | undefined;
+  /**
    * True when the provider refuses (or cuts) an output cap above a model's documented limit,
    * so a call through the proxy, whose body goes upstream as sent, can write no more than the
    * catalog's maxOutputTokens: it is held for at most that. Absent: the provider writes what

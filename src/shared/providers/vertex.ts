@@ -137,6 +137,7 @@ export const vertex = {
     /^\/v1(beta1)?\/projects\/[^/]+\/locations\/[^/]+\/publishers\/anthropic\/models\/count-tokens:rawPredict$/,
   ],
   proxyTarget,
+  imageTokensAs: (model: string) => (isClaude(model) ? 'anthropic' : 'google'),
   chatFor: (model: string) => (isClaude(model) ? CLAUDE : GEMINI),
   chatUpstream,
 } satisfies ProviderDef;
