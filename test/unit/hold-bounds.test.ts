@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { resolveConfig } from '../../src/shared/config/resolve.js';
 import { holdsContext, promptBound, quoteTokens } from '../../src/daemon/money/hold.js';
+import { tokenCost } from '../../src/daemon/money/pricing.js';
 import { countImages, imageTokens, promptBoundWithImages } from '../../src/daemon/gateway/image-tokens.js';
 
 /**
@@ -82,5 +83,33 @@ describe('content held or expanded at the provider: the prompt is held at the co
     expect(held('google', 'gemini-2.5-flash', { tools: [{ functionDeclarations: [] }], contents: [] })).toBeLessThan(windowNano('google', 'gemini-2.5-flash'));
     const claude = held('anthropic', 'claude-haiku-4-5', { model: 'claude-haiku-4-5', max_tokens: 1, mcp_servers: [{ type: 'url', url: 'https://x', name: 'x' }], messages: [] });
     expect(claude).toBe(windowNano('anthropic', 'claude-haiku-4-5'));
+  });
+});
+
+describe('the hold is the charge’s own arithmetic at the bound (review Low)', () => {
+  const tiny = resolveConfig({ models: [{ provider: 'openai', model: 'tiny', band: 'lite', inputPer1M: 0.0004, outputPer1M: 0.0002 }] }, {}).config;
+  const usage = (prompt: number, completion: number) => ({ prompt, completion, cached: 0, cacheWrite: 0, cacheWrite1h: 0, reasoning: 0 });
+
+  it('prompt 0.4 nano + output 0.2 nano at margin 2: held 2, charged 2, nothing written off', () => {
+    const q = quoteTokens(tiny, tiny.providers.get('openai')!, 'tiny', undefined, { max_tokens: 1 }, true, 1);
+    const c = tokenCost(tiny, tiny.providers.get('openai')!, 'tiny', usage(1, 1));
+    expect(c.customerNano).toBe(2);
+    expect(q.nano).toBeGreaterThanOrEqual(c.customerNano);
+  });
+
+  it('over a sweep of prices, margins and counts, a call at its bound never costs more than its hold', () => {
+    for (const margin of [1, 1.3, 2, 2.5]) {
+      for (const [input, output] of [[0.0004, 0.0002], [0.15, 0.6], [0.0013, 0.0007], [3, 15], [0.0009, 0.0031]]) {
+        const cfg = resolveConfig({ margin, models: [{ provider: 'openai', model: 'tiny', band: 'lite', inputPer1M: input, outputPer1M: output }] }, {}).config;
+        const provider = cfg.providers.get('openai')!;
+        for (const prompt of [1, 2, 3, 7, 13, 333]) {
+          for (const cap of [1, 2, 5, 9, 101]) {
+            const q = quoteTokens(cfg, provider, 'tiny', undefined, { max_tokens: cap }, true, prompt);
+            const charged = tokenCost(cfg, provider, 'tiny', usage(prompt, cap)).customerNano;
+            expect(q.nano, `margin ${margin}, $${input}/$${output}, ${prompt} in, ${cap} out`).toBeGreaterThanOrEqual(charged);
+          }
+        }
+      }
+    }
   });
 });

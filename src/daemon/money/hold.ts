@@ -40,8 +40,10 @@ export interface Quote {
   promptNano: number;
   outputNanoPerToken: number;
   outputCap: number;
-  /** token-priced only: the customer price of one prompt token (nano, fractional); absent = 0 */
+  /** token-priced only: the customer price of one prompt token at the dearest input-side class (nano, fractional); absent = 0 */
   inputNanoPerToken?: number;
+  /** token-priced only: what the hold's two roundings (to nano, after the margin) may add beyond its parts; absent = 0 */
+  roundingNano?: number;
 }
 
 /** Tokens assumed per image, audio or file part of a prompt. */
@@ -151,12 +153,15 @@ export function quoteTokens(
   const promptNano = Math.round(picoToNano(held * inputPico) * provider.margin);
   const outputNanoPerToken = (outputPico / 1000) * provider.margin;
   return {
-    nano: promptNano + Math.ceil(outputCap * outputNanoPerToken),
+    // the charge's own arithmetic at the bound: summed in pico-USD, rounded to nano-USD once,
+    // × margin rounded once (pricing.ts tokenCost), so no charge within the bound exceeds it
+    nano: Math.round(picoToNano(held * inputPico + outputCap * outputPico) * provider.margin),
     tokens: prompt + outputCap,
     promptNano,
     outputNanoPerToken,
     outputCap,
-    inputNanoPerToken: row.inputPer1M * 1000 * provider.margin,
+    inputNanoPerToken: (inputPico / 1000) * provider.margin,
+    roundingNano: Math.ceil(provider.margin) + 1,
   };
 }
 
@@ -247,7 +252,7 @@ const CAP_FIELD_BYTES = 32;
  */
 export function maxAffordableTokens(q: Quote, available: number): number | undefined {
   if (q.outputNanoPerToken <= 0) return undefined;
-  const prompt = q.promptNano + Math.ceil(CAP_FIELD_BYTES * (q.inputNanoPerToken ?? 0));
+  const prompt = q.promptNano + Math.ceil(CAP_FIELD_BYTES * (q.inputNanoPerToken ?? 0)) + (q.roundingNano ?? 0);
   return Math.max(0, Math.floor((available - prompt) / q.outputNanoPerToken));
 }
 
