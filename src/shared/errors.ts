@@ -43,6 +43,8 @@ export const ERROR_STATUS = {
   BATCH_NOT_METERED: 501,
   /** a proxy path outside the provider's allowlist (catalog proxyPaths) or a cloud's configured scope */
   PROXY_PATH_NOT_ALLOWED: 403,
+  /** a request asking for what the provider bills beyond the prices agw charges (money/unpriced.ts) */
+  UNPRICED_FEATURE: 400,
   // wallet
   TOPUP_DISABLED: 403,
   // marketplace

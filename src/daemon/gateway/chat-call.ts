@@ -5,6 +5,7 @@ import { DEFAULT_MAX_OUTPUT_TOKENS, type ChatFormat, type UsageFormat } from '..
 import type { AppContext } from '../context/index.js';
 import { refuse, release, reserve } from '../money/calls.js';
 import { quoteTokens } from '../money/hold.js';
+import { unpricedError, unpricedFeature } from '../money/unpriced.js';
 import { gatewayUser, storeVersionOf } from './auth.js';
 import { countImages, promptBoundWithImages } from './image-tokens.js';
 import { keyAllowlist } from './key-refusal.js';
@@ -135,6 +136,8 @@ export async function unifiedChat(ctx: AppContext, gw: Gateway, req: FastifyRequ
     { provider, model: target.model, maxOutput: maxOutputOf(ctx.config, target.provider, target.model) },
   );
   if (out.dropped.length && strictParams(req)) throw unsupported(out, target.provider);
+  const extra = unpricedFeature(out.body);
+  if (extra !== undefined) throw unpricedError(extra, target.provider);
   const images = countImages(out.format, out.body, out.text, target.provider, target.model);
   const r = await reserve(ctx, {
     userId: u.userId,

@@ -14,6 +14,7 @@ import { countImages, promptBoundWithImages } from '../gateway/image-tokens.js';
 import { keyAllowlist, refuseForKey } from '../gateway/key-refusal.js';
 import { allowsModel, KeyModelRefusal } from '../gateway/model-allowlist.js';
 import { unitCharge } from '../money/pricing.js';
+import { unpricedError, unpricedFeature } from '../money/unpriced.js';
 import { Call, deliver, projectFor, unreachable } from '../gateway/relay.js';
 import { readErrorBody } from '../gateway/redact.js';
 import { gatewayOf } from '../gateway/runtime.js';
@@ -109,6 +110,8 @@ const proxy: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
       throw await refuseForKey(ctx, req, u, refusal, e);
     }
     if (!proxyAllows(provider.def, 'POST', path)) throw await refuseForKey(ctx, req, u, refusal, pathNotAllowed(id, method, path));
+    const extra = provider.def.pricing.kind === 'llm' ? unpricedFeature(json, req.headers) : undefined;
+    if (extra !== undefined) throw await refuseForKey(ctx, req, u, { ...refusal, model: bodyModel, stream: json?.stream === true }, unpricedError(extra, id));
 
     const def = provider.def;
     const charge = def.pricing.kind === 'units' ? unitCharge(provider, path, json) : undefined;

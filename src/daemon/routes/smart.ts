@@ -5,6 +5,7 @@ import { errorResponses } from '../../shared/schemas/common.js';
 import { ChatCompletion, SmartChatBody, StrictParamsHeaders } from '../../shared/schemas/gateway.js';
 import { release, reserve } from '../money/calls.js';
 import { dearest, quoteTokens } from '../money/hold.js';
+import { unpricedError, unpricedFeature } from '../money/unpriced.js';
 import { gatewayUser, requireGatewayAuth, storeVersionOf } from '../gateway/auth.js';
 import { Call, deliver, isEventStream, projectFor, upstreamMessage } from '../gateway/relay.js';
 import { readErrorBody } from '../gateway/redact.js';
@@ -88,6 +89,8 @@ const smart: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
       if (!candidates.length) {
         throw await refusal(new AgwError('ALL_CANDIDATES_FAILED', `no candidate of ${cls} is available: none has a key, or all are cooling down after failures`));
       }
+      const extra = unpricedFeature(body);
+      if (extra !== undefined) throw unpricedError(extra, candidates[0].provider);
       // every candidate's body as it would be sent: the call holds the dearest of them
       const wires = candidates.map((c) => {
         const provider = ctx.config.providers.get(c.provider)!;

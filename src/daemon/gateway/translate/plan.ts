@@ -4,6 +4,7 @@ import { adaptCommon, commonToNeutral, neutralToCommon } from './common-request.
 import { neutralToGemini } from './gemini-request.js';
 import { adaptMessages, messagesToNeutral, neutralToMessages } from './messages-request.js';
 import { drop, dropAsCaller, type NeutralRequest } from './neutral.js';
+import { DEARER_TIERS } from '../../money/unpriced.js';
 
 /**
  * The request one chat call sends upstream, from the caller's body in the common or the
@@ -81,6 +82,11 @@ function sameFormat(i: Inbound, t: CallTarget, api: ChatApi): Outbound {
     body.stream_options = { ...so, include_usage: true };
   }
   const dropped: string[] = [];
+  // a service tier billed above the standard price is not served (money/unpriced.ts): left out and named
+  if (DEARER_TIERS.has(body.service_tier)) {
+    delete body.service_tier;
+    drop(dropped, 'service_tier');
+  }
   adaptCommon(body, t.model, api, dropped);
   return { format: api.format, body, text: JSON.stringify(body), path, headers: {}, dropped };
 }
