@@ -13,7 +13,7 @@ import { tokenCostNano } from '../../src/shared/money.js';
  */
 let d: TestDaemon;
 const up: Record<string, ScriptedUpstream> = {};
-const PROVIDERS = ['together', 'mistral', 'openai', 'anthropic', 'google'] as const;
+const PROVIDERS = ['together', 'mistral', 'openai', 'anthropic', 'google', 'deepseek'] as const;
 
 beforeAll(async () => {
   const env: Record<string, string> = {};
@@ -141,6 +141,59 @@ describe('H5: prompt content the provider holds or expands is held for', () => {
   test('a server tool whose results come back as input (Anthropic web fetch): held at the context window', async () => {
     up.anthropic.queue(message('claude-sonnet-4-5', 150_000, 200));
     const { rec } = await call('anthropic', '/v1/messages', { model: 'claude-sonnet-4-5', max_tokens: 1000, tools: [{ type: 'web_fetch_20250910', name: 'web_fetch', max_uses: 5 }], messages: [{ role: 'user', content: 'Read https://example.com and summarise' }] });
+    expect(rec.writtenOff).toBe(0);
+  });
+});
+
+/** SSE frames of `data:` payloads (https://html.spec.whatwg.org/multipage/server-sent-events.html). */
+const sse = (...payloads: unknown[]) => ({ sse: payloads.map((p) => `data: ${typeof p === 'string' ? p : JSON.stringify(p)}\n\n`) });
+const chunk = (model: string, delta: Record<string, unknown>) => ({ id: 'c', object: 'chat.completion.chunk', model, choices: [{ index: 0, delta, finish_reason: null }] });
+
+async function streamed(provider: string, path: string, body: Record<string, unknown>) {
+  const u = await d.user({ tier: 'enterprise', balance: 20 });
+  const raw = JSON.stringify(body);
+  const res = await d.fetch(`/external/${provider}${path}`, { method: 'POST', key: u.key, headers: { 'content-type': 'application/json' }, body: raw });
+  expect(res.status).toBe(200);
+  await res.text();
+  const [rec] = await usageRecords(d.daemon.ctx.db, u.id);
+  return { rec, bytes: Buffer.byteLength(raw) };
+}
+
+describe('M7: a stream that ends without its usage is booked at no less than it may have cost', () => {
+  test('OpenAI o3 without include_usage: its reasoning is unseen, so the output cap is booked; the prompt at its bound', async () => {
+    up.openai.queue(sse(chunk('o3', { role: 'assistant', content: '' }), chunk('o3', { content: 'Yes.' }), '[DONE]'));
+    const { rec, bytes } = await streamed('openai', '/v1/chat/completions', { model: 'o3', stream: true, max_completion_tokens: 500, messages: [{ role: 'user', content: 'Think hard: is 7 prime?' }] });
+    expect(rec.completion).toBe(500);
+    expect(rec.prompt).toBeGreaterThanOrEqual(bytes);
+    expect(rec.writtenOff).toBe(0);
+  });
+
+  test('DeepSeek’s reasoning_content deltas are counted as output', async () => {
+    const thought = 'x'.repeat(4000);
+    up.deepseek.queue(sse(chunk('deepseek-reasoner', { role: 'assistant', reasoning_content: thought }), chunk('deepseek-reasoner', { content: 'No.' }), '[DONE]'));
+    const { rec } = await streamed('deepseek', '/chat/completions', { model: 'deepseek-reasoner', stream: true, max_tokens: 5000, messages: [{ role: 'user', content: 'Think.' }] });
+    expect(rec.completion).toBeGreaterThanOrEqual(1000);
+  });
+
+  test('a Responses stream cut before response.completed: an input array and tools are not 0 prompt tokens', async () => {
+    up.openai.queue(sse({ type: 'response.created', response: { id: 'resp_1', status: 'in_progress' } }, { type: 'response.output_text.delta', delta: 'Hel' }));
+    const input = [{ role: 'user', content: [{ type: 'input_text', text: 'a'.repeat(2000) }] }];
+    const tools = [{ type: 'function', name: 'lookup', parameters: { type: 'object', properties: { q: { type: 'string', description: 'b'.repeat(1000) } } } }];
+    const { rec, bytes } = await streamed('openai', '/v1/responses', { model: 'gpt-4.1', stream: true, max_output_tokens: 100, input, tools });
+    expect(rec.prompt).toBeGreaterThanOrEqual(bytes);
+  });
+
+  test('Anthropic with thinking: a stream without its message_delta books the output cap (thinking is billed in full, shown summarised)', async () => {
+    up.anthropic.queue({
+      sse: [
+        `event: message_start\ndata: ${JSON.stringify({ type: 'message_start', message: { id: 'm', type: 'message', role: 'assistant', model: 'claude-sonnet-4-5', content: [], usage: { input_tokens: 40, output_tokens: 1 } } })}\n\n`,
+        `event: content_block_start\ndata: ${JSON.stringify({ type: 'content_block_start', index: 0, content_block: { type: 'thinking', thinking: '' } })}\n\n`,
+        `event: content_block_delta\ndata: ${JSON.stringify({ type: 'content_block_delta', index: 0, delta: { type: 'thinking_delta', thinking: 'Let me see.' } })}\n\n`,
+      ],
+    });
+    const { rec } = await streamed('anthropic', '/v1/messages', { model: 'claude-sonnet-4-5', stream: true, max_tokens: 3000, thinking: { type: 'enabled', budget_tokens: 2000 }, messages: [{ role: 'user', content: 'Think.' }] });
+    expect(rec.prompt).toBe(40);
+    expect(rec.completion).toBe(3000);
     expect(rec.writtenOff).toBe(0);
   });
 });

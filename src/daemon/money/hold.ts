@@ -44,6 +44,8 @@ export interface Quote {
   inputNanoPerToken?: number;
   /** token-priced only: what the hold's two roundings (to nano, after the margin) may add beyond its parts; absent = 0 */
   roundingNano?: number;
+  /** token-priced only: the prompt tokens the hold covers (its bound, or the context window it holds); absent = 0 */
+  promptTokens?: number;
 }
 
 /** Tokens assumed per image, audio or file part of a prompt. */
@@ -162,6 +164,7 @@ export function quoteTokens(
     outputCap,
     inputNanoPerToken: (inputPico / 1000) * provider.margin,
     roundingNano: Math.ceil(provider.margin) + 1,
+    promptTokens: held,
   };
 }
 
@@ -228,6 +231,17 @@ function referencesContent(v: unknown, depth: number): boolean {
 /** More output tokens than any model writes in one answer. */
 const OUTPUT_TOKENS_CEILING = 10_000_000;
 const bounded = (n: number | undefined) => (n === undefined ? undefined : Math.min(n, OUTPUT_TOKENS_CEILING));
+
+/**
+ * What a token-priced answer that ends without its usage is booked for (a stream the client
+ * left or the upstream dropped, a proxied OpenAI stream without include_usage): the prompt
+ * at the hold's bound, never an estimate below what the provider may count (Responses input
+ * arrays, tools, images, files), and, when the answer hides what it generates
+ * (usage.ts hidesReasoning), the hold's output cap; else what was streamed (at most the hold).
+ */
+export function bookingEstimate(q: Quote, hidesReasoning: boolean): { promptEstimate: number; completionFloor: number } {
+  return { promptEstimate: q.promptTokens ?? 0, completionFloor: hidesReasoning ? q.outputCap : 0 };
+}
 
 /** The hold of a unit-priced call: its charge, exactly. */
 export function quoteUnits(provider: ResolvedProvider, charge: UnitCharge | undefined): Quote {

@@ -8,7 +8,7 @@ import { isBatchPath, isFreePath, proxyAllows } from '../../shared/providers/ind
 import { errorResponses } from '../../shared/schemas/common.js';
 import { ProviderAnswer, ProxyParams } from '../../shared/schemas/gateway.js';
 import { release, reserve } from '../money/calls.js';
-import { quoteTokens, quoteUnits } from '../money/hold.js';
+import { bookingEstimate, quoteTokens, quoteUnits } from '../money/hold.js';
 import { gatewayUser, requireGatewayAuth, storeVersionOf } from '../gateway/auth.js';
 import { countImages, promptBoundWithImages } from '../gateway/image-tokens.js';
 import { keyAllowlist, refuseForKey } from '../gateway/key-refusal.js';
@@ -19,7 +19,7 @@ import { Call, deliver, projectFor, unreachable } from '../gateway/relay.js';
 import { readErrorBody } from '../gateway/redact.js';
 import { gatewayOf } from '../gateway/runtime.js';
 import { forwardableHeaders, passableHeaders, providerAuthHeaders, UpstreamAbort, UpstreamError } from '../gateway/upstream.js';
-import { estimatePromptTokens } from '../gateway/usage.js';
+import { hidesReasoning } from '../gateway/usage.js';
 import type { RouteOptions } from './index.js';
 import type { SecretRedactor } from '../../shared/secret-redactor.js';
 import { authorize } from '../gateway/clouds/credentials.js';
@@ -126,6 +126,7 @@ const proxy: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
       const usageType = charge?.unit.usageType ?? def.usageType;
       throw await refuseForKey(ctx, req, u, { endpoint: 'proxy', providerId: id, model, alias: null, stream: json?.stream === true, usageType }, e);
     }
+    const quote = def.pricing.kind === 'units' ? quoteUnits(provider, charge) : quoteTokens(ctx.config, provider, model, body, json, generates(path), imagePromptBound(def, id, model, path, body, json), true);
     const r = await reserve(ctx, {
       userId: u.userId,
       tier: u.tier,
@@ -142,7 +143,7 @@ const proxy: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
       stream: json?.stream === true,
       body,
       traceparent: req.headers.traceparent,
-      quote: def.pricing.kind === 'units' ? quoteUnits(provider, charge) : quoteTokens(ctx.config, provider, model, body, json, generates(path), imagePromptBound(def, id, model, path, body, json), true),
+      quote,
     });
     const call = new Call(ctx, gw, reply, r);
     // several keys: the conversation's key while it is healthy (its prompt cache is there)
@@ -169,7 +170,7 @@ const proxy: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
     await deliver(call, up, {
       provider,
       model,
-      price: def.pricing.kind === 'units' ? { kind: 'units', charge } : { kind: 'tokens', promptEstimate: estimatePromptTokens(json) },
+      price: def.pricing.kind === 'units' ? { kind: 'units', charge } : { kind: 'tokens', ...bookingEstimate(quote, hidesReasoning(def.chat ?? def.chatFor?.(model ?? ''), model, json)) },
     });
     return reply;
   }
