@@ -216,7 +216,7 @@ const proxy: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
  */
 function pathNotAllowed(provider: string, method: string, path: string, why?: string): AgwError {
   const rule = why ?? (method === 'GET' ? 'GETs reach only model lists and model info (and a media job by its id), never the account’s stored data' : 'the proxy meters inference calls only');
-  return new AgwError('PROXY_PATH_NOT_ALLOWED', `${method} ${path} is not forwarded to ${provider}: ${rule} (see GET /api/portal/providers/public and docs/gateway.md "What the proxy forwards")`, { provider, method, path }, { 'x-should-retry': 'false' });
+  return new AgwError('PROXY_PATH_NOT_ALLOWED', `${method} ${path} is not forwarded to ${provider}: ${rule} (docs/gateway.md "What the proxy forwards")`, { provider, method, path }, { 'x-should-retry': 'false' });
 }
 
 /**
