@@ -41,6 +41,10 @@ export const ERROR_STATUS = {
   ALL_CANDIDATES_FAILED: 503,
   /** a batch job through the proxy: agw cannot meter it per call yet (docs/gateway.md "Batches") */
   BATCH_NOT_METERED: 501,
+  /** a proxy path outside the provider's allowlist (catalog proxyPaths) or a cloud's configured scope */
+  PROXY_PATH_NOT_ALLOWED: 403,
+  /** a request asking for what the provider bills beyond the prices agw charges (money/unpriced.ts) */
+  UNPRICED_FEATURE: 400,
   // wallet
   TOPUP_DISABLED: 403,
   // marketplace

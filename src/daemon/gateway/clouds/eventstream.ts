@@ -96,8 +96,8 @@ export class EventStreamUsageTap {
     this.sse.end();
   }
 
-  usage(promptEstimate: number): TokenUsage {
-    return this.sse.usage(promptEstimate);
+  usage(promptEstimate: number, completionFloor = 0): TokenUsage {
+    return this.sse.usage(promptEstimate, completionFloor);
   }
 }
 
