@@ -41,6 +41,10 @@ export const ERROR_STATUS = {
   ALL_CANDIDATES_FAILED: 503,
   /** a batch job through the proxy: agw cannot meter it per call yet (docs/gateway.md "Batches") */
   BATCH_NOT_METERED: 501,
+  /** a proxy path outside the provider's allowlist (catalog proxyPaths) or a cloud's configured scope */
+  PROXY_PATH_NOT_ALLOWED: 403,
+  /** a request asking for what the provider bills beyond the prices agw charges (money/unpriced.ts) */
+  UNPRICED_FEATURE: 400,
   // wallet
   TOPUP_DISABLED: 403,
   // marketplace
@@ -56,6 +60,12 @@ export const ERROR_STATUS = {
   NOT_INSTALLED: 403,
   SKILL_NOT_FOUND: 404,
   VERSION_NOT_FOUND: 404,
+  /** a new install or download of a version its owner archived, by an account that never had it */
+  VERSION_ARCHIVED: 403,
+  /** making a draft or archived version current */
+  VERSION_NOT_PUBLISHED: 409,
+  /** archiving the only published version (archive the skill instead) */
+  LAST_PUBLISHED_VERSION: 409,
   TOO_MANY_FILES: 413,
   TOO_MANY_UPLOADS: 429,
   FILE_TOO_LARGE: 413,

@@ -126,11 +126,12 @@ describe('proxy: POST /api/external/{provider}/{path}', () => {
     expect(await usageTransactions(f.db, u.id)).toHaveLength(2);
   });
 
-  it('streams SSE unchanged; bills from the usage chunk, or estimates when the caller asked for none', async () => {
+  it('streams SSE unchanged; bills from the usage chunk, or at the prompt’s bound when the caller asked for none', async () => {
     const u = await f.d.user({ tier: 'free', balance: 1 });
     const prompt = openAiPromptTokens(messages);
     const completion = countTokens(simReply(messages[0].content));
     const cost = expectedCostNano('openai', 'gpt-4o-mini', prompt, completion);
+    const sent: number[] = [];
     for (const withUsage of [true, false]) {
       const json = { model: 'gpt-4o-mini', messages, stream: true, ...(withUsage ? { stream_options: { include_usage: true } } : {}) };
       const res = await post('/external/openai/v1/chat/completions', u.key, JSON.stringify(json));
@@ -140,12 +141,14 @@ describe('proxy: POST /api/external/{provider}/{path}', () => {
       expect(data.at(-1)).toBe('[DONE]');
       expect(data.some((d) => d.includes('"usage"'))).toBe(withUsage); // nothing injected by the proxy
       expect(JSON.parse(f.openai.requests.at(-1)!.body)).toEqual(json);
+      sent.push(Buffer.byteLength(f.openai.requests.at(-1)!.body));
     }
-    // the estimate (prompt: ceil(chars/4)+3 per message; completion: ceil(text chars/4)) matches the sim's counts
+    // without usage the prompt is booked at the hold's bound (the body's bytes, never below what
+    // the provider counts), the completion from the streamed text (ceil(chars/4), the sim's count)
     const recs = await usageRecords(f.db, u.id);
     expect(recs.map((r) => [r.status, r.prompt, r.completion, r.customer])).toEqual([
       ['finalized', prompt, completion, cost],
-      ['finalized', prompt, completion, cost],
+      ['finalized', sent[1], completion, expectedCostNano('openai', 'gpt-4o-mini', sent[1], completion)],
     ]);
   });
 

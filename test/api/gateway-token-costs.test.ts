@@ -174,7 +174,7 @@ describe('calls that cost the provider nothing cost nothing', () => {
     expect(await quotaUsed(d.daemon.ctx.db, u.id)).toBe(0);
   });
 
-  test('a batch is refused through the proxy (501 BATCH_NOT_METERED, never forwarded); its status is read free', async () => {
+  test('a batch is refused through the proxy (501 BATCH_NOT_METERED, never forwarded); so is reading one (the account’s, not the caller’s)', async () => {
     const u = await d.user({ tier: 'enterprise', balance: 5 });
     const before = seen.length;
     const res = await d.fetch('/external/openai/v1/batches', { method: 'POST', key: u.key, json: { input_file_id: 'file-1', endpoint: '/v1/chat/completions', completion_window: '24h' } });
@@ -185,8 +185,9 @@ describe('calls that cost the provider nothing cost nothing', () => {
     expect(anthropicBatch.status).toBe(501);
     expect(seen.slice(before)).toEqual([]);
     const status = await d.fetch('/external/openai/v1/batches/batch_1', { key: u.key });
-    expect(status.status).toBe(200);
-    expect(seen.slice(before)).toEqual(['GET /v1/batches/batch_1']);
+    expect(status.status).toBe(403);
+    expect((await status.json()).code).toBe('PROXY_PATH_NOT_ALLOWED');
+    expect(seen.slice(before)).toEqual([]);
     expect(await usageTransactions(d.daemon.ctx.db, u.id)).toEqual([]);
     expect((await walletRow(d.daemon.ctx.db, u.id)).balance).toBe(5_000_000_000);
   });

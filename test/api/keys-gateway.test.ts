@@ -39,7 +39,8 @@ async function refused(res: Response, what: string): Promise<string> {
 
 describe.skipIf(usePostgres)('model allowlists on every gateway route', () => {
   beforeAll(async () => {
-    f = await startGatewayFixture();
+    // google only for the path-model check below: refused before it is ever contacted
+    f = await startGatewayFixture({ env: { AGW_PROVIDER_GOOGLE_BASE_URL: 'http://127.0.0.1:9', AGW_PROVIDER_GOOGLE_KEY: 'g-test-0123456789' } });
     ada = await f.d.user({ tier: 'pro', balance: 20 });
   });
   afterAll(() => f?.close());
@@ -92,7 +93,7 @@ describe.skipIf(usePostgres)('model allowlists on every gateway route', () => {
 
   test('a model in the path (Gemini style) is the one checked: an allowed model in the body does not let another through', async () => {
     const k = await keyWith(['gpt-4o-mini']);
-    const res = await f.d.fetch('/external/openai/v1beta/models/o3:generateContent', { method: 'POST', key: k.key, json: { model: 'gpt-4o-mini', contents: [] } });
+    const res = await f.d.fetch('/external/google/v1beta/models/o3:generateContent', { method: 'POST', key: k.key, json: { model: 'gpt-4o-mini', contents: [] } });
     await refused(res, 'model o3');
   });
 

@@ -115,8 +115,9 @@ describe('status transitions', () => {
     expect((await call('POST', `/skills/${id}/install`, other.key)).status).toBe(200);
     const archived = await call('PATCH', `/skills/${id}`, owner.key, { status: 'archived' });
     expect(archived.body).toMatchObject({ status: 'archived', currentVersion: '1.0.0' });
+    // the skill's status hides it; its versions stay as they were (archiving one version is its own act)
     const versions = (await call('GET', `/skills/${id}/versions`, owner.key)).body.versions;
-    expect(versions.map((v: { status: string }) => v.status)).toEqual(['draft', 'archived']);
+    expect(versions.map((v: { status: string }) => v.status)).toEqual(['draft', 'published']);
     const newcomer = await td.user({ balance: 100 });
     const refused = await call('POST', `/skills/${id}/install`, newcomer.key);
     expect([refused.status, refused.body.code]).toEqual([403, 'SKILL_ARCHIVED']);
@@ -129,9 +130,9 @@ describe('status transitions', () => {
     expect((await call('POST', `/skills/${id}/install`, newcomer.key)).body.alreadyInstalled).toBe(false);
   });
 
-  it('republishing a draft version publishes it and it becomes current when it ranks highest', async () => {
+  it('republishing a draft prerelease publishes it; it does not become current over the release (issue #33)', async () => {
     const res = await call('POST', `/skills/${id}/versions/1.1.0-rc.1/republish`, owner.key);
-    expect(res.body.currentVersion).toBe('1.1.0-rc.1');
+    expect(res.body.currentVersion).toBe('1.0.0');
     const pv = (await call('GET', `/skills/${id}/public-versions`, undefined)).body;
     expect(pv.versions.map((v: { version: string }) => v.version)).toEqual(['1.1.0-rc.1', '1.0.0']);
   });

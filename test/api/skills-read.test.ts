@@ -166,6 +166,7 @@ describe('public versions', () => {
     expect(v11).toEqual({
       version: '1.1.0', publishedAt: expect.any(String), installerCount: 1, isCurrent: true, notes: 'faster', notesUpdatedAt: null, notesUpdatedByName: null,
       digest: expect.stringMatching(/^sha256:[0-9a-f]{64}$/), signature: { kid: expect.any(String), sig: expect.stringMatching(/^[A-Za-z0-9_-]{86}$/) },
+      status: 'published', prerelease: false,
     });
     expect(v10).toMatchObject({ version: '1.0.0', installerCount: 0, isCurrent: false, notes: 'initial release' });
     expect(Date.parse(v10.notesUpdatedAt)).toBeGreaterThan(Date.parse(v10.publishedAt) - 1);

@@ -187,10 +187,23 @@ describe('publish checks before uploading', () => {
   test('an unknown category is refused before the upload with the daemon’s list, which --help shows too', async () => {
     const r = await env.run(['skill', 'publish', 'tiny-tool', '--version', '7.0.0', '--category', 'scenes']);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/^error: unknown category "scenes"; the categories are: scene, npc-dialogue, .*, other\n/);
+    expect(r.stderr).toMatch(/^error: unknown category "scenes"; the categories are: coding, data, writing, research, productivity, .*, scene, npc-dialogue, .*, other\n/);
     const help = await env.run(['skill', 'publish', '--help']);
-    expect(help.stdout.replace(/\s+/g, ' ')).toContain('by default: scene, npc-dialogue, audio-economy, story-terrain, generation-files, physics-camera, validation-registry, other');
+    expect(help.stdout.replace(/\s+/g, ' ')).toContain(
+      'by default: coding, data, writing, research, productivity, design, devops, scene, npc-dialogue, audio-economy, story-terrain, generation-files, physics-camera, validation-registry, other',
+    );
     expect((await api(`/skills/${id}/versions`, creator.key)).versions.some((v: { version: string }) => v.version === '7.0.0')).toBe(false);
+  });
+
+  test('a general category such as productivity is accepted by the precheck and the daemon (issue #33: it exited 2)', async () => {
+    const dir = join(env.dir, 'tidy-notes');
+    expect((await env.run(['skill', 'init', 'tidy-notes'])).code).toBe(0);
+    const md = join(dir, 'SKILL.md');
+    writeFileSync(md, readFileSync(md, 'utf8').replace(/^description: .*$/m, 'description: Tidies meeting notes. Use it after a meeting.'));
+    const r = await env.run(['skill', 'publish', 'tidy-notes', '--version', '1.0.0', '--category', 'productivity', '--json']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect((await api(`/skills/${json<{ id: number }>(r).id}`)).category).toBe('productivity');
   });
 
   test('an existing version is refused before the upload; a front-matter typo is reported with a did-you-mean', async () => {
@@ -241,3 +254,34 @@ describe('publish checks', () => {
     expect(notes.stderr).toContain('error NOT_OWNER');
   });
 });
+
+describe('pack, then publish from the skill folder (issue #33: the .tgz was shipped)', () => {
+  test('publish after pack ships exactly the bundle’s files; an install for Claude gets no NAME.tgz, .agwignore or .gitkeep', async () => {
+    const dir = join(env.dir, 'packed-skill');
+    expect((await env.run(['skill', 'init', 'packed-skill'])).code).toBe(0);
+    const md = join(dir, 'SKILL.md');
+    writeFileSync(md, readFileSync(md, 'utf8').replace(/^description: .*$/m, 'description: Shows that pack output stays home. Use it in tests.'));
+    expect((await env.run(['skill', 'pack'], { cwd: dir })).code).toBe(0);
+    expect(existsSync(join(dir, 'packed-skill.tgz'))).toBe(true);
+    const bundleFiles = ['README.md', 'SKILL.md', 'scripts/README.md', 'tools/example.json'];
+
+    const pub = await env.run(['skill', 'publish', '--version', '1.0.0', '--json'], { cwd: dir });
+    expect(pub.code).toBe(0);
+    const pid = json<{ id: number }>(pub).id;
+    const listed = (await api(`/skills/${pid}/versions/1.0.0/files`, creator.key)) as { files: { path: string }[] };
+    expect(listed.files.map((f) => f.path)).toEqual(bundleFiles);
+
+    const project = join(env.dir, 'claude-project');
+    mkdirSync(project);
+    const inst = await env.run(['skill', 'install', 'packed-skill', '--for', 'claude'], { ...asBuyer(), cwd: project });
+    expect(inst.code).toBe(0);
+    // every file on disk, not through readBundleDir (which leaves agw's own files out)
+    const installed = join(project, '.claude', 'skills', 'packed-skill');
+    const onDisk = readdirSync(installed, { recursive: true, withFileTypes: true })
+      .filter((e) => e.isFile())
+      .map((e) => join(e.parentPath ?? e.path, e.name).slice(installed.length + 1))
+      .sort();
+    expect(onDisk).toEqual(bundleFiles);
+  });
+});
+

@@ -37,12 +37,12 @@ describe('agw skill init', () => {
     const v = await env.run(['skill', 'validate', 'weather-report', '--json']);
     expect(v.code).toBe(0);
     expect(json(v)).toEqual({
-      dir, ok: true, name: 'weather-report', files: 6, problems: [],
+      dir, ok: true, name: 'weather-report', files: 4, problems: [], // .agwignore and assets/.gitkeep are agw's, never the skill's
       warnings: [{ path: 'SKILL.md', rule: 'PLACEHOLDER_DESCRIPTION', message: expect.any(String), line: 3, column: 1 }],
     });
     const text = await env.run(['skill', 'validate'], { cwd: dir });
     expect(text.code).toBe(0);
-    expect(text.stdout).toMatch(/^SKILL\.md:3:1: warning PLACEHOLDER_DESCRIPTION: .+\nvalid: weather-report \(6 files, 1 warning\)\n$/);
+    expect(text.stdout).toMatch(/^SKILL\.md:3:1: warning PLACEHOLDER_DESCRIPTION: .+\nvalid: weather-report \(4 files, 1 warning\)\n$/);
   });
 
   test('without NAME it uses the current folder; a bad name is a usage error (2); a non-empty folder fails (1)', async () => {
@@ -142,16 +142,37 @@ describe('agw skill pack', () => {
     expect(b.code).toBe(0);
     const bytesA = readFileSync(join(env.dir, 'a.tgz'));
     expect(bytesA.equals(readFileSync(join(env.dir, 'b.tgz')))).toBe(true);
-    expect(json<{ bytes: number; files: number }>(a)).toMatchObject({ name: 'packme', bytes: bytesA.length, files: 7 });
+    expect(json<{ bytes: number; files: number }>(a)).toMatchObject({ name: 'packme', bytes: bytesA.length, files: 5 });
 
     const entries: { path: string; mtime?: Date; uid?: number; uname?: string }[] = [];
     await list({ file: join(env.dir, 'a.tgz'), onReadEntry: (e) => entries.push({ path: e.path, mtime: e.mtime, uid: e.uid, uname: e.uname }) });
     const paths = entries.map((e) => e.path);
-    expect(paths).toEqual(['.agwignore', 'README.md', 'SKILL.md', 'assets/.gitkeep', 'scripts/README.md', 'scripts/run.sh', 'tools/example.json']);
+    expect(paths).toEqual(['README.md', 'SKILL.md', 'scripts/README.md', 'scripts/run.sh', 'tools/example.json']);
     for (const e of entries) {
       expect(e.mtime?.toISOString()).toBe('2000-01-01T00:00:00.000Z');
       expect(e.uname ?? '').toBe('');
     }
+  });
+
+  test('run in the skill folder it writes NAME.tgz there, which the next pack leaves out; another name inside the folder is refused', async () => {
+    const dir = join(env.dir, 'inplace');
+    expect((await env.run(['skill', 'init', 'inplace'])).code).toBe(0);
+    write(dir, { '.agents/skills.lock.json': '{"lockfileVersion":1,"skills":[]}\n' });
+    const first = await env.run(['skill', 'pack', '--json'], { cwd: dir });
+    expect(first.code).toBe(0);
+    expect(json(first)).toMatchObject({ file: join(dir, 'inplace.tgz'), files: 4 });
+    const second = await env.run(['skill', 'pack', '--json'], { cwd: dir });
+    expect(json(second)).toMatchObject({ files: 4, sha256: json<{ sha256: string }>(first).sha256 });
+    const paths: string[] = [];
+    await list({ file: join(dir, 'inplace.tgz'), onReadEntry: (e) => paths.push(e.path) });
+    expect(paths).toEqual(['README.md', 'SKILL.md', 'scripts/README.md', 'tools/example.json']);
+    expect((await env.run(['skill', 'validate', '--json'], { cwd: dir })).stdout).toContain('"files": 4');
+
+    const inside = await env.run(['skill', 'pack', '-o', 'dist/out.tgz'], { cwd: dir });
+    expect(inside.code).toBe(2);
+    expect(inside.stderr).toMatch(/\nerror: dist\/out\.tgz is inside the skill folder, so the next publish would ship it\nhint: write it outside the folder \(-o \.\.\/inplace\.tgz\)/);
+    expect(existsSync(join(dir, 'dist'))).toBe(false);
+    expect((await env.run(['skill', 'pack', '-o', '../inplace-1.tgz'], { cwd: dir })).code).toBe(0);
   });
 
   test('an invalid bundle is not packed: problems on stderr, exit 1, no file', async () => {

@@ -61,7 +61,22 @@ describe('readBundleDir', () => {
       'docs/drafts/d.md': 'x', 'docs/final.md': 'kept', 'build.md': 'kept', 'extra.tmp': 'x',
     });
     const paths = (await readBundleDir(dir, { ignore: ['*.tmp'] })).map((e) => e.path);
-    expect(paths).toEqual(['.agwignore', 'SKILL.md', 'build.md', 'deep/rootonly.md', 'docs/final.md']);
+    expect(paths).toEqual(['SKILL.md', 'build.md', 'deep/rootonly.md', 'docs/final.md']);
+  });
+
+  it('never reads agw’s own files: .agwignore and .gitkeep anywhere, the lockfile, pack’s NAME.tgz at the root (issue #33)', async () => {
+    const dir = await tree('own-files', {
+      'SKILL.md': '---\nname: own-files\ndescription: d\n---\n',
+      '.agwignore': '!.gitkeep\n!own-files.tgz\n',
+      'assets/.gitkeep': '',
+      'own-files.tgz': 'packed',
+      '.agents/skills.lock.json': '{}',
+      '.agents/skills/other/SKILL.md': 'x',
+      'assets/own-files.tgz': 'not pack output',
+      'other.tgz': 'not pack output',
+    });
+    const paths = (await readBundleDir(dir)).map((e) => e.path);
+    expect(paths).toEqual(['.agents/skills/other/SKILL.md', 'SKILL.md', 'assets/own-files.tgz', 'other.tgz']);
   });
 
   it('does not read files above the size limit but reports them', async () => {
@@ -180,7 +195,7 @@ describe('readBundleDir with gitignore semantics', () => {
     });
     const paths = (await readBundleDir(dir)).map((e) => e.path);
     expect(paths).toEqual([
-      '.agwignore', 'SKILL.md', 'docs/deep/c.md', 'keep.txt', 'logs/important.log', 'other/d.tmp', 'sub/build/out.js', 'sub/keep.txt',
+      'SKILL.md', 'docs/deep/c.md', 'keep.txt', 'logs/important.log', 'other/d.tmp', 'sub/build/out.js', 'sub/keep.txt',
     ]);
   });
 });

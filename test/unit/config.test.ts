@@ -41,7 +41,11 @@ describe('built-in defaults (no file)', () => {
     expect([...c.aliases.keys()]).toEqual(['smart-lite', 'smart-standard', 'smart-pro', 'smart-premium']);
     expect(Object.keys(c.smartRoutes)).toEqual(['best-cheap-llm', 'best-fast-llm', 'best-quality-llm']);
     expect(c.marketplace.platformFee).toBe(0.2);
-    expect(c.marketplace.categories).toContain('npc-dialogue');
+    // the contract's list (CONTRACT config example), general ones first: `--category productivity` works out of the box
+    expect(c.marketplace.categories).toEqual([
+      'coding', 'data', 'writing', 'research', 'productivity', 'design', 'devops', 'scene', 'npc-dialogue',
+      'audio-economy', 'story-terrain', 'generation-files', 'physics-camera', 'validation-registry', 'other',
+    ]);
     for (const targets of [...c.aliases.values(), ...Object.values(c.smartRoutes)])
       for (const t of targets) expect(c.models.has(`${t.provider}/${t.model}`), `${t.provider}/${t.model}`).toBe(true);
   });

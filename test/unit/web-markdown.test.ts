@@ -42,4 +42,10 @@ describe('renderMarkdown (skill SKILL.md / README.md → safe HTML)', () => {
     const html = renderMarkdown('x'.repeat(MARKDOWN_MAX_CHARS + 10));
     expect(html).toContain('is not shown');
   });
+
+  test('release notes: the highest heading becomes h4 (under the version’s h3), the rest follow; raw HTML stays text', () => {
+    expect(renderMarkdown('### Added\n- **a**\n\n#### Detail\n', 4)).toBe('<h4>Added</h4>\n<ul>\n<li><strong>a</strong></li>\n</ul>\n<h5>Detail</h5>\n');
+    expect(renderMarkdown('# Big\n\n## Small\n', 4)).toBe('<h4>Big</h4>\n<h5>Small</h5>\n');
+    expect(renderMarkdown('Fixed <b>it</b>.', 4)).toBe('<p>Fixed &lt;b&gt;it&lt;/b&gt;.</p>\n');
+  });
 });

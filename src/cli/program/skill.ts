@@ -56,7 +56,7 @@ export function registerSkill(program: Command): void {
     .option('--slug <slug>', 'marketplace slug (default: the name in SKILL.md)')
     .option('--draft', 'publish as a draft (hidden from search)')
     .option('--notes <text>', 'release notes')
-    .option('--notes-file <file>', 'read the release notes from a file')
+    .option('--notes-file <file>', 'read the release notes from a file; of a changelog (## [1.2.0] headings) only this version’s section')
     .option('--overwrite', 'replace this version if it was published before')
     .option('--dry-run', 'validate and list what would be uploaded; send nothing')
     .option('--json', 'print the server’s answer as JSON')
@@ -83,17 +83,20 @@ export function registerSkill(program: Command): void {
 
   skill
     .command('versions <skill>')
-    .description('published versions with release notes; --all adds drafts and archived ones (owner)')
-    .option('--all', 'every version of a skill you own')
+    .description('published versions with release notes, prereleases marked; --all adds drafts and archived ones (owner); the owner archives one version or chooses the current one')
+    .option('--all', 'every version of a skill you own, with its status')
+    .option('--archive <version>', 'withdraw this version: never current, installable only by accounts that installed it (agw skill republish undoes it)')
+    .option('--set-current <version>', 'make this published version current (a prerelease too) instead of the highest release')
+    .option('--auto-current', 'hand the current version back to the rule: the highest published release')
     .option('--json', 'print the API answer')
-    .addHelpText('after', examples('agw skill versions weather-report', 'agw skill versions weather-report --all'))
+    .addHelpText('after', examples('agw skill versions weather-report', 'agw skill versions weather-report --all', 'agw skill versions weather-report --archive 1.2.0', 'agw skill versions weather-report --set-current 2.0.0-beta.1'))
     .action(lazy(async () => (await market()).versions));
 
   skill
     .command('notes <skill> <version>')
     .description('show a version’s release notes, or change them with --set / --file (owner)')
     .option('--set <text>', 'new release notes')
-    .option('--file <file>', 'read the new release notes from a file')
+    .option('--file <file>', 'read the new release notes from a file; of a changelog only this version’s section')
     .option('--json', 'print the API answer')
     .addHelpText('after', examples('agw skill notes weather-report 1.0.0', 'agw skill notes weather-report 1.0.0 --set "Fixes the units"'))
     .action(lazy(async () => (await market()).notes));
@@ -107,7 +110,7 @@ export function registerSkill(program: Command): void {
 
   skill
     .command('republish <skill> <version>')
-    .description('publish an archived version again (owner)')
+    .description('publish an archived or draft version again (owner; the opposite of versions --archive)')
     .option('--json', 'print the API answer')
     .addHelpText('after', examples('agw skill republish weather-report 1.0.0'))
     .action(lazy(async () => (await market()).republish));

@@ -1,5 +1,13 @@
 // Simulated Anthropic upstream: POST /v1/messages (JSON + SSE event sequence), GET /v1/models.
+// Tools as the Messages API speaks them (rule: sim-tools.ts):
+// https://docs.anthropic.com/en/api/messages (`tools`, `tool_choice`, `tool_use` content, stop_reason `tool_use`),
+// https://docs.anthropic.com/en/docs/agents-and-tools/tool-use/implement-tool-use (`tool_result` blocks,
+// `tool_choice` `auto` / `any` / `tool` / `none`),
+// https://docs.anthropic.com/en/docs/build-with-claude/streaming (a `tool_use` content_block_start with
+// `input: {}`, then `input_json_delta` events whose `partial_json` concatenate to the input).
 import { writeSse } from './sse.js';
+import { argumentFragments, callText, planCall, toolSaid } from './sim-tools.js';
+import type { CallPlan, SimCall, SimTool } from './sim-tools.js';
 import {
   PER_MESSAGE_TOKENS,
   chunkText,
@@ -33,6 +41,33 @@ export function anthropicInputTokens(system: unknown, messages: AnthropicMessage
   let n = sys.length > 0 ? countTokens(sys) + PER_MESSAGE_TOKENS : 0;
   for (const m of messages) n += countTokens(messageText(m?.content)) + PER_MESSAGE_TOKENS;
   return n;
+}
+
+/** The texts of the `tool_result` blocks of the last turn (undefined: it carries none). */
+function toolResults(messages: AnthropicMessage[]): string[] | undefined {
+  const last = messages.at(-1);
+  if (last?.role !== 'user' || !Array.isArray(last.content)) return undefined;
+  const out: string[] = [];
+  for (const b of last.content as { type?: unknown; content?: unknown }[]) if (b?.type === 'tool_result') out.push(messageText(b.content));
+  return out.length > 0 ? out : undefined;
+}
+
+/**
+ * The call to make, if any (rule: sim-tools.ts): client tools present (`{name, input_schema}`,
+ * `type` absent or `custom`; server tools such as `web_search_20250305` are not the sim's to
+ * call) and `tool_choice` not `none`; `{type: 'tool', name}` names the one called, `any`
+ * requires a call.
+ */
+function toolPlan(body: Record<string, unknown>, userText: string): CallPlan | undefined {
+  if (!Array.isArray(body.tools) || body.tools.length === 0) return undefined;
+  const tools: SimTool[] = [];
+  for (const t of body.tools as { type?: unknown; name?: unknown; input_schema?: unknown }[]) {
+    if ((t?.type === undefined || t.type === 'custom') && typeof t?.name === 'string') tools.push({ name: t.name, schema: t.input_schema });
+  }
+  const choice = body.tool_choice as { type?: unknown; name?: unknown } | undefined;
+  if (tools.length === 0 || choice?.type === 'none') return undefined;
+  const name = choice?.type === 'tool' && typeof choice.name === 'string' ? choice.name : undefined;
+  return planCall(tools, { name, required: choice?.type === 'any' }, userText);
 }
 
 let seq = 0;
@@ -72,6 +107,10 @@ function messages(ctx: SimContext, knownModels?: (model: string) => boolean): vo
     }
     if (m.role === 'user') lastUser = messageText(m.content);
   }
+  const results = toolResults(msgs as AnthropicMessage[]);
+  const plan = results ? undefined : toolPlan(body, lastUser);
+  if (plan && 'error' in plan) return badRequest(ctx, `tool_choice: ${plan.error}`);
+  const call: SimCall | undefined = plan?.call;
   const stream = body.stream === true;
   if (ctx.drop && !stream) {
     ctx.res.destroy();
@@ -79,10 +118,14 @@ function messages(ctx: SimContext, knownModels?: (model: string) => boolean): vo
   }
 
   const inputTokens = anthropicInputTokens(body.system, msgs as AnthropicMessage[]);
-  let text = simReply(lastUser);
+  let text = results ? toolSaid(results) : simReply(lastUser);
   let stopReason = 'end_turn';
   let stopSequence: string | null = null;
-  if (Array.isArray(body.stop_sequences)) {
+  if (call) {
+    // a call comes whole (the sim never cuts one off at max_tokens or a stop sequence)
+    text = '';
+    stopReason = 'tool_use';
+  } else if (Array.isArray(body.stop_sequences)) {
     let at = -1;
     for (const s of body.stop_sequences) {
       if (typeof s !== 'string' || s === '') continue;
@@ -97,13 +140,15 @@ function messages(ctx: SimContext, knownModels?: (model: string) => boolean): vo
       stopReason = 'stop_sequence';
     }
   }
-  if (countTokens(text) > maxTokens) {
+  if (!call && countTokens(text) > maxTokens) {
     text = text.slice(0, Math.max(0, maxTokens) * 4);
     stopReason = 'max_tokens';
     stopSequence = null;
   }
-  const outputTokens = countTokens(text);
-  const id = `msg_sim${(++seq).toString(36)}`;
+  const outputTokens = countTokens(call ? callText(call) : text);
+  const n = (++seq).toString(36);
+  const id = `msg_sim${n}`;
+  const toolUse = call ? { type: 'tool_use', id: `toolu_sim${n}`, name: call.name, input: JSON.parse(call.arguments) as unknown } : undefined;
 
   if (!stream) {
     sendJson(
@@ -114,7 +159,7 @@ function messages(ctx: SimContext, knownModels?: (model: string) => boolean): vo
         type: 'message',
         role: 'assistant',
         model,
-        content: [{ type: 'text', text }],
+        content: [toolUse ?? { type: 'text', text }],
         stop_reason: stopReason,
         stop_sequence: stopSequence,
         usage: { input_tokens: inputTokens, output_tokens: outputTokens },
@@ -128,13 +173,25 @@ function messages(ctx: SimContext, knownModels?: (model: string) => boolean): vo
       'message_start',
       `{"type":"message_start","message":{"id":"${id}","type":"message","role":"assistant","model":${JSON.stringify(model)},"content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":${inputTokens},"output_tokens":1}}}`,
     ),
-    frame('content_block_start', '{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}'),
+    frame(
+      'content_block_start',
+      `{"type":"content_block_start","index":0,"content_block":${toolUse ? JSON.stringify({ ...toolUse, input: {} }) : '{"type":"text","text":""}'}}`,
+    ),
     frame('ping', '{"type":"ping"}'),
   ];
-  for (const piece of chunkText(text)) {
-    frames.push(
-      frame('content_block_delta', `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":${JSON.stringify(piece)}}}`),
-    );
+  if (call) {
+    // as the streaming guide shows it: an empty fragment first, then the input in pieces
+    for (const piece of ['', ...argumentFragments(call.arguments)]) {
+      frames.push(
+        frame('content_block_delta', `{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":${JSON.stringify(piece)}}}`),
+      );
+    }
+  } else {
+    for (const piece of chunkText(text)) {
+      frames.push(
+        frame('content_block_delta', `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":${JSON.stringify(piece)}}}`),
+      );
+    }
   }
   frames.push(
     frame('content_block_stop', '{"type":"content_block_stop","index":0}'),

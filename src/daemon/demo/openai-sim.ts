@@ -1,6 +1,14 @@
 // Simulated OpenAI upstream: POST /v1/chat/completions (JSON + SSE), GET /v1/models,
 // and 200 {ok:true,path} for any other path (generic provider endpoint).
+// Tools as the Chat Completions API speaks them (rule: sim-tools.ts):
+// https://platform.openai.com/docs/api-reference/chat/create (`tools`, `tool_choice`, `tool` messages),
+// https://platform.openai.com/docs/api-reference/chat/object (`message.tool_calls`, finish_reason `tool_calls`),
+// https://platform.openai.com/docs/api-reference/chat-streaming/streaming and
+// https://platform.openai.com/docs/guides/function-calling#streaming (`delta.tool_calls` keyed by `index`:
+// the first with `id`, `type` and `function.name`, then the `function.arguments` fragments).
 import { writeSse } from './sse.js';
+import { argumentFragments, callText, planCall, toolSaid } from './sim-tools.js';
+import type { CallPlan, SimCall, SimTool, SimToolChoice } from './sim-tools.js';
 import {
   PER_MESSAGE_TOKENS,
   chunkText,
@@ -25,13 +33,58 @@ const MODELS_BODY = JSON.stringify({
   data: OPENAI_SIM_MODELS.map((id) => ({ id, object: 'model', created: 1_715_367_049, owned_by: 'system' })),
 });
 
-interface ChatMessage { role?: unknown; content?: unknown }
+interface ChatMessage { role?: unknown; content?: unknown; tool_calls?: unknown }
+
+/** A turn's text for token counts: its content and, on an assistant turn, its calls (name + arguments). */
+function turnText(m: ChatMessage | undefined): string {
+  let text = messageText(m?.content);
+  if (Array.isArray(m?.tool_calls)) {
+    for (const c of m.tool_calls as { function?: { name?: unknown; arguments?: unknown } }[]) {
+      if (c?.function) text += String(c.function.name ?? '') + String(c.function.arguments ?? '');
+    }
+  }
+  return text;
+}
 
 /** prompt_tokens the OpenAI sim reports for `messages`. */
 export function openAiPromptTokens(messages: ChatMessage[]): number {
   let n = 0;
-  for (const m of messages) n += countTokens(messageText(m?.content)) + PER_MESSAGE_TOKENS;
+  for (const m of messages) n += countTokens(turnText(m)) + PER_MESSAGE_TOKENS;
   return n;
+}
+
+/** The contents of the `tool` messages the request ends with (undefined: it ends otherwise). */
+function toolResults(messages: ChatMessage[]): string[] | undefined {
+  let i = messages.length;
+  while (i > 0 && messages[i - 1]?.role === 'tool') i--;
+  return i < messages.length ? messages.slice(i).map((m) => messageText(m.content)) : undefined;
+}
+
+/**
+ * The call to make, if any (rule: sim-tools.ts): function tools present (`{type: 'function',
+ * function: {name, parameters}}`) and `tool_choice` not `none`; a named function
+ * (`{type: 'function', function: {name}}`) is the one called, `required` requires a call,
+ * `allowed_tools` narrows the list (its `mode: required` requires a call).
+ */
+function toolPlan(body: Record<string, unknown>, userText: string): CallPlan | undefined {
+  if (!Array.isArray(body.tools) || body.tools.length === 0) return undefined;
+  let tools: SimTool[] = [];
+  for (const t of body.tools as { type?: unknown; function?: { name?: unknown; parameters?: unknown } }[]) {
+    if (t?.type === 'function' && typeof t.function?.name === 'string') tools.push({ name: t.function.name, schema: t.function.parameters });
+  }
+  const choice = body.tool_choice as { type?: unknown; function?: { name?: unknown }; allowed_tools?: { mode?: unknown; tools?: unknown } } | string | undefined;
+  if (tools.length === 0 || choice === 'none') return undefined;
+  const asked: SimToolChoice = { required: choice === 'required' };
+  if (typeof choice === 'object' && choice !== null) {
+    if (choice.type === 'function' && typeof choice.function?.name === 'string') asked.name = choice.function.name;
+    if (choice.type === 'allowed_tools' && Array.isArray(choice.allowed_tools?.tools)) {
+      const allowed = new Set((choice.allowed_tools.tools as { function?: { name?: unknown } }[]).map((a) => a?.function?.name));
+      tools = tools.filter((t) => allowed.has(t.name));
+      if (tools.length === 0) return { error: 'tool_choice.allowed_tools names no tool that is in tools' };
+      asked.required = choice.allowed_tools.mode === 'required';
+    }
+  }
+  return planCall(tools, asked, userText);
 }
 
 let seq = 0;
@@ -60,29 +113,38 @@ function chat(ctx: SimContext, knownModels?: (model: string) => boolean): void {
   if (typeof model !== 'string' || model === '') return badRequest(ctx, "Missing required parameter: 'model'.");
   if (!Array.isArray(messages)) return badRequest(ctx, "Missing required parameter: 'messages'.");
   if (knownModels && !knownModels(model)) return sendJson(ctx.res, 404, unknownModel(model));
+  let promptTokens = 0;
+  let lastUser = '';
+  for (const m of messages as ChatMessage[]) {
+    promptTokens += countTokens(turnText(m)) + PER_MESSAGE_TOKENS;
+    if (m?.role === 'user') lastUser = messageText(m.content);
+  }
+  const results = toolResults(messages as ChatMessage[]);
+  const plan = results ? undefined : toolPlan(body, lastUser);
+  if (plan && 'error' in plan) return badRequest(ctx, plan.error);
   const stream = body.stream === true;
   if (ctx.drop && !stream) {
     ctx.res.destroy();
     return;
   }
 
-  let promptTokens = 0;
-  let lastUser = '';
-  for (const m of messages as ChatMessage[]) {
-    const text = messageText(m?.content);
-    promptTokens += countTokens(text) + PER_MESSAGE_TOKENS;
-    if (m?.role === 'user') lastUser = text;
-  }
-  let text = simReply(lastUser);
+  const call: SimCall | undefined = plan?.call;
+  let text = results ? toolSaid(results) : simReply(lastUser);
   let finish = 'stop';
   const max = body.max_completion_tokens ?? body.max_tokens;
-  if (typeof max === 'number' && max >= 0 && countTokens(text) > max) {
+  if (call) {
+    // a call comes whole (the sim never cuts one off at max_tokens)
+    text = '';
+    finish = 'tool_calls';
+  } else if (typeof max === 'number' && max >= 0 && countTokens(text) > max) {
     text = text.slice(0, max * 4);
     finish = 'length';
   }
-  const completionTokens = countTokens(text);
+  const completionTokens = countTokens(call ? callText(call) : text);
   const usage = { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens };
-  const id = `chatcmpl-sim${(++seq).toString(36)}`;
+  const n = (++seq).toString(36);
+  const id = `chatcmpl-sim${n}`;
+  const callId = `call_sim${n}`;
   const created = Math.floor(Date.now() / 1000);
 
   if (!stream) {
@@ -94,7 +156,7 @@ function chat(ctx: SimContext, knownModels?: (model: string) => boolean): void {
         object: 'chat.completion',
         created,
         model,
-        choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: finish }],
+        choices: [{ index: 0, message: call ? callMessage(callId, call) : { role: 'assistant', content: text }, finish_reason: finish }],
         usage,
       }),
     );
@@ -102,9 +164,18 @@ function chat(ctx: SimContext, knownModels?: (model: string) => boolean): void {
   }
 
   const head = `data: {"id":"${id}","object":"chat.completion.chunk","created":${created},"model":${JSON.stringify(model)},"choices":`;
-  const frames: string[] = [`${head}[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]}\n\n`];
-  for (const piece of chunkText(text)) {
-    frames.push(`${head}[{"index":0,"delta":{"content":${JSON.stringify(piece)}},"finish_reason":null}]}\n\n`);
+  const frames: string[] = [];
+  if (call) {
+    const start = { index: 0, id: callId, type: 'function', function: { name: call.name, arguments: '' } };
+    frames.push(`${head}[{"index":0,"delta":{"role":"assistant","content":null,"tool_calls":[${JSON.stringify(start)}]},"finish_reason":null}]}\n\n`);
+    for (const piece of argumentFragments(call.arguments)) {
+      frames.push(`${head}[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":${JSON.stringify(piece)}}}]},"finish_reason":null}]}\n\n`);
+    }
+  } else {
+    frames.push(`${head}[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]}\n\n`);
+    for (const piece of chunkText(text)) {
+      frames.push(`${head}[{"index":0,"delta":{"content":${JSON.stringify(piece)}},"finish_reason":null}]}\n\n`);
+    }
   }
   frames.push(`${head}[{"index":0,"delta":{},"finish_reason":"${finish}"}]}\n\n`);
   const so = body.stream_options as { include_usage?: unknown } | undefined;
@@ -113,6 +184,11 @@ function chat(ctx: SimContext, knownModels?: (model: string) => boolean): void {
   }
   frames.push('data: [DONE]\n\n');
   writeSse(ctx, frames);
+}
+
+/** The assistant message of a call: `content: null` and one `tool_calls` entry. */
+function callMessage(id: string, call: SimCall) {
+  return { role: 'assistant', content: null, tool_calls: [{ id, type: 'function', function: { name: call.name, arguments: call.arguments } }] };
 }
 
 export function startOpenAiSim(opts: SimOptions = {}): Promise<SimUpstream> {

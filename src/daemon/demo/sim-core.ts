@@ -51,22 +51,29 @@ export const DEFAULT_SLOW_DELAY_MS = 2000;
  * Deterministic token estimate used by both sims: ceil(chars / 4).
  *   prompt_tokens / input_tokens = sum over messages of (countTokens(text) + PER_MESSAGE_TOKENS)
  *     (Anthropic: a non-empty `system` counts as one more message)
- *   completion_tokens / output_tokens = countTokens(reply text)
+ *   completion_tokens / output_tokens = countTokens(reply text), for a tool call
+ *     countTokens(name + arguments JSON); a turn's text includes its tool calls and results
  */
 export function countTokens(text: string): number {
   return Math.ceil(text.length / 4);
 }
 export const PER_MESSAGE_TOKENS = 3;
 
-/** Flattens message content (string, or array of `{type:'text', text}` parts) to plain text. */
+/**
+ * Flattens message content to plain text: a string, or an array of `{type:'text', text}`
+ * parts; Anthropic's `tool_result` blocks count as their content, `tool_use` blocks as
+ * name + input JSON (what a call costs in output tokens, see sim-tools.ts).
+ */
 export function messageText(content: unknown): string {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return '';
   let out = '';
   for (const part of content) {
-    if (part && typeof part === 'object' && typeof (part as { text?: unknown }).text === 'string') {
-      out += (part as { text: string }).text;
-    }
+    if (!part || typeof part !== 'object') continue;
+    const p = part as { type?: unknown; text?: unknown; content?: unknown; name?: unknown; input?: unknown };
+    if (typeof p.text === 'string') out += p.text;
+    else if (p.type === 'tool_result') out += messageText(p.content);
+    else if (p.type === 'tool_use') out += String(p.name ?? '') + JSON.stringify(p.input ?? {});
   }
   return out;
 }

@@ -5,7 +5,8 @@ import { DEFAULT_MAX_OUTPUT_TOKENS, type ChatFormat, type UsageFormat } from '..
 import { MODEL_MAX_LENGTH } from '../../shared/schemas/gateway.js';
 import type { AppContext } from '../context/index.js';
 import { refuse, release, reserve } from '../money/calls.js';
-import { quoteTokens } from '../money/hold.js';
+import { bookingEstimate, quoteTokens } from '../money/hold.js';
+import { unpricedError, unpricedFeature } from '../money/unpriced.js';
 import { gatewayUser, storeVersionOf } from './auth.js';
 import { countImages, promptBoundWithImages } from './image-tokens.js';
 import { keyAllowlist } from './key-refusal.js';
@@ -16,10 +17,10 @@ import { CHAT_PROVIDERS, resolveChatModel, type ResolvedModel } from './resolve.
 import type { Gateway } from './runtime.js';
 import { answerRewriters, type AnswerFormat } from './translate/answer.js';
 import type { InboundFormat, Outbound } from './translate/plan.js';
-import { chatOutbound, cloudRewriters, isAwsEventStream } from './cloud-chat.js';
+import { chatApiOf, chatOutbound, cloudRewriters, isAwsEventStream } from './cloud-chat.js';
 import { conversationOf, pinnedKey } from './keys/sticky.js';
 import { providerAuthHeaders } from './upstream.js';
-import { estimatePromptTokens } from './usage.js';
+import { hidesReasoning } from './usage.js';
 
 /**
  * One unified chat call, whatever door it came in by (POST /gateway/chat, the
@@ -145,7 +146,10 @@ export async function unifiedChat(ctx: AppContext, gw: Gateway, req: FastifyRequ
     { provider, model: target.model, maxOutput: maxOutputOf(ctx.config, target.provider, target.model) },
   );
   if (out.dropped.length && strictParams(req)) throw unsupported(out, target.provider);
+  const extra = unpricedFeature(out.body);
+  if (extra !== undefined) throw unpricedError(extra, target.provider);
   const images = countImages(out.format, out.body, out.text, target.provider, target.model);
+  const quote = quoteTokens(ctx.config, provider, target.model, out.text, out.body, true, images && promptBoundWithImages(out.text, images));
   const r = await reserve(ctx, {
     userId: u.userId,
     tier: u.tier,
@@ -162,7 +166,7 @@ export async function unifiedChat(ctx: AppContext, gw: Gateway, req: FastifyRequ
     stream: body.stream === true,
     body,
     traceparent: req.headers.traceparent,
-    quote: quoteTokens(ctx.config, provider, target.model, out.text, out.body, true, images && promptBoundWithImages(out.text, images)),
+    quote,
   });
   r.droppedParams = out.dropped;
   const call = new Call(ctx, gw, reply, r);
@@ -211,7 +215,7 @@ export async function unifiedChat(ctx: AppContext, gw: Gateway, req: FastifyRequ
     provider,
     model: target.model,
     usageFormat: out.cloud?.usageFormat ?? USAGE_OF[out.format],
-    price: { kind: 'tokens', promptEstimate: estimatePromptTokens(out.body, images?.tokens) },
+    price: { kind: 'tokens', ...bookingEstimate(quote, hidesReasoning(chatApiOf(provider.def, target.model), target.model, out.body)) },
     rewriteSse: sse && rw.sse ? rw.sse() : undefined,
     rewriteJson: rw.json,
   });

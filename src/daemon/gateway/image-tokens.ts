@@ -1,4 +1,5 @@
-import { MEDIA_PART_TOKENS, promptBound } from '../money/hold.js';
+import { getProvider } from '../../shared/providers/index.js';
+import { MEDIA_PART_TOKENS, promptParts } from '../money/hold.js';
 import { imageSize, type Dims } from './image-size.js';
 import type { WireFormat } from './translate/neutral.js';
 
@@ -80,9 +81,9 @@ const gemini: Rule = (d) => {
 
 const RULES: Record<string, Rule> = { anthropic, openai, google: gemini };
 
-/** The tokens one image counts at `provider` for `model`. */
+/** The tokens one image counts at `provider` for `model` (a cloud by its model's maker's rule). */
 export function imageTokens(img: ImageRef, provider: string, model: string): number {
-  const rule = RULES[provider];
+  const rule = RULES[getProvider(provider)?.imageTokensAs?.(model) ?? provider];
   if (!rule) return MEDIA_PART_TOKENS;
   return rule(img.data ? imageSize(img.data) : undefined, model, img.detail);
 }
@@ -96,8 +97,11 @@ function payloadOfUrl(url: unknown): string | undefined {
   return comma < 0 ? undefined : url.slice(comma + 1);
 }
 
-/** The images of a body as sent, in any chat format. */
-export function imagesOf(format: WireFormat, body: Obj): ImageRef[] {
+/** A body's format for its images: a chat format, or Bedrock's Converse (`{"image":{"source":{"bytes"}}}`). */
+export type ImageFormat = WireFormat | 'converse';
+
+/** The images of a body as sent, in any chat format (the common format's `messages` or a Responses `input`). */
+export function imagesOf(format: ImageFormat, body: Obj): ImageRef[] {
   const out: ImageRef[] = [];
   // inToolResult: a tool_result's own blocks (never another tool_result: no recursion past one level)
   const visitBlocks = (blocks: unknown, inToolResult = false) => {
@@ -109,9 +113,11 @@ export function imagesOf(format: WireFormat, body: Obj): ImageRef[] {
       else if (format === 'messages' && b.type === 'tool_result' && !inToolResult) visitBlocks(b.content, true);
       else if (format === 'gemini' && isObj(b.inlineData) && String(b.inlineData.mimeType).startsWith('image/')) out.push({ data: String(b.inlineData.data) });
       else if (format === 'gemini' && isObj(b.fileData) && String(b.fileData.mimeType).startsWith('image/')) out.push({});
+      else if (format === 'common' && b.type === 'input_image') out.push({ data: payloadOfUrl(b.image_url), detail: typeof b.detail === 'string' ? b.detail : undefined });
+      else if (format === 'converse' && isObj(b.image)) out.push({ data: isObj(b.image.source) && typeof b.image.source.bytes === 'string' ? b.image.source.bytes : undefined });
     }
   };
-  const list = format === 'gemini' ? body.contents : body.messages;
+  const list = format === 'gemini' ? body.contents : (body.messages ?? body.input);
   for (const m of Array.isArray(list) ? (list as unknown[]) : []) if (isObj(m)) visitBlocks(format === 'gemini' ? m.parts : m.content);
   return out;
 }
@@ -126,7 +132,7 @@ export interface ImageCount {
 }
 
 /** Undefined when the body holds no image (looked for only when its text mentions one). */
-export function countImages(format: WireFormat, body: Obj, text: string, provider: string, model: string): ImageCount | undefined {
+export function countImages(format: ImageFormat, body: Obj, text: string, provider: string, model: string): ImageCount | undefined {
   if (!MARKERS.test(text)) return undefined;
   const images = imagesOf(format, body);
   if (!images.length) return undefined;
@@ -140,8 +146,12 @@ export function countImages(format: WireFormat, body: Obj, text: string, provide
 
 /**
  * The prompt bound of a chat body as sent (money/hold.ts `promptBound`) with its images
- * counted by their pixels instead of by their base64 bytes and the flat media allowance.
+ * counted by their pixels instead of by their base64 bytes and the flat media allowance:
+ * only what the bound counted for them is taken off (the images may have been counted in
+ * the caller's format while another format's text goes upstream: Converse for Nova).
  */
 export function promptBoundWithImages(text: string, images: ImageCount): number {
-  return Math.max(0, promptBound(text) - images.payloadBytes - images.count * MEDIA_PART_TOKENS + images.tokens);
+  const { bytes, media } = promptParts(text);
+  const inText = text.length >= images.payloadBytes ? images.payloadBytes : 0;
+  return Math.max(0, bytes - inText) + Math.max(0, media - images.count) * MEDIA_PART_TOKENS + images.tokens;
 }

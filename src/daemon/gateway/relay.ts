@@ -190,7 +190,8 @@ export interface DeliverOptions {
   provider: ResolvedProvider;
   /** the model the cost is booked against (the concrete id; null = read it from a JSON answer) */
   model: string | null;
-  price: { kind: 'tokens'; promptEstimate: number } | { kind: 'units'; charge: UnitCharge | undefined };
+  /** tokens: what an answer without usage is booked for (money/hold.ts bookingEstimate) */
+  price: { kind: 'tokens'; promptEstimate: number; completionFloor?: number } | { kind: 'units'; charge: UnitCharge | undefined };
   /** rewrites of the answer into the shape the caller wants (translate/answer.ts) */
   rewriteSse?: { push(b: Buffer): string; end(): string };
   rewriteJson?: (body: Buffer) => Buffer;
@@ -231,7 +232,7 @@ export async function deliver(call: Call, up: Dispatcher.ResponseData, o: Delive
       }
       const cost =
         price.kind === 'tokens'
-          ? tokenCost(ctx.config, o.provider, o.model, tap ? tap.usage(price.promptEstimate) : plainUsage(price.promptEstimate, 0))
+          ? tokenCost(ctx.config, o.provider, o.model, tap ? tap.usage(price.promptEstimate, price.completionFloor) : plainUsage(price.promptEstimate, price.completionFloor ?? 0))
           : unitCost(o.provider, price.charge, o.model);
       call.served(cost);
       return finalize(ctx, reservation, o.provider.def.id, cost, status);
@@ -248,7 +249,7 @@ export async function deliver(call: Call, up: Dispatcher.ResponseData, o: Delive
     throw e;
   }
   const format = o.usageFormat ?? o.provider.def.usageFormat;
-  const usage = usageFromJson(format, body) ?? plainUsage(o.price.kind === 'tokens' ? o.price.promptEstimate : 0, 0);
+  const usage = usageFromJson(format, body) ?? (o.price.kind === 'tokens' ? plainUsage(o.price.promptEstimate, o.price.completionFloor ?? 0) : plainUsage(0, 0));
   const cost: Cost = tokenCost(ctx.config, o.provider, o.model ?? modelOfAnswer(body), usage);
   const answer = o.rewriteJson ? rewriteOr(o.rewriteJson, body) : body;
   reservation.bodies?.response.push(answer);

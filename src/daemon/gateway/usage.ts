@@ -1,5 +1,5 @@
 import { StringDecoder } from 'node:string_decoder';
-import type { UsageFormat } from '../../shared/providers/index.js';
+import type { ChatApi, UsageFormat } from '../../shared/providers/index.js';
 
 /**
  * Token usage read off an upstream answer, in one shape for every format: `prompt` counts
@@ -201,8 +201,12 @@ function stringValueLength(line: string, key: string): number {
   return n;
 }
 
-/** Where generated text sits in a chunk: content / text deltas, tool-call argument deltas. */
-const TEXT_KEYS = ['"content":"', '"text":"', '"arguments":"', '"partial_json":"'];
+/**
+ * Where generated text sits in a chunk: content / text deltas, tool-call argument deltas, and
+ * thinking shown as it is written (Anthropic's thinking_delta, DeepSeek's and xAI's
+ * reasoning_content, Groq's reasoning): all of it is output.
+ */
+const TEXT_KEYS = ['"content":"', '"text":"', '"arguments":"', '"partial_json":"', '"thinking":"', '"reasoning_content":"', '"reasoning":"'];
 /** The OpenAI format also streams the Responses API, whose text and argument deltas are `"delta":"…"`. */
 const OPENAI_TEXT_KEYS = [...TEXT_KEYS, '"delta":"'];
 
@@ -292,14 +296,15 @@ export class SseUsageTap {
   }
 
   /**
-   * The usage: reported counts where the stream gave them, otherwise estimates
-   * (prompt: `promptEstimate` from the request; completion: ceil(text chars / 4)).
+   * The usage: reported counts where the stream gave them, otherwise estimates (prompt:
+   * `promptEstimate`, the hold's prompt bound; completion: ceil(text chars / 4), at least
+   * `completionFloor` when the answer hides what it generates: hold.ts bookingEstimate).
    */
-  usage(promptEstimate: number): TokenUsage {
+  usage(promptEstimate: number, completionFloor = 0): TokenUsage {
     const prompt = this.reported.prompt ?? promptEstimate;
     const completion = this.reportedFinal
       ? this.reported.completion!
-      : Math.max(this.reported.completion ?? 0, Math.ceil(this.textChars / 4));
+      : Math.max(this.reported.completion ?? 0, Math.ceil(this.textChars / 4), completionFloor);
     return whole(this.reported, prompt, completion);
   }
 }
@@ -326,4 +331,16 @@ export function estimatePromptTokens(body: unknown, mediaTokens = 0): number {
     for (const c of b.contents) add(obj(c)?.parts);
   } else if (typeof b.prompt === 'string' || typeof b.input === 'string') add(b.prompt ?? b.input);
   return n;
+}
+
+/**
+ * True when an answer of `model` may generate tokens its stream does not show, so an answer
+ * ending without its usage cannot be estimated from what was streamed: a reasoning model in
+ * the common format (OpenAI's o-series and GPT-5 think unseen), or a body asking for extended
+ * thinking (Claude 4 shows a summary and bills the full thinking).
+ */
+export function hidesReasoning(api: ChatApi | undefined, model: string | null, body: unknown): boolean {
+  const thinking = obj(obj(body)?.thinking);
+  if (thinking && (thinking.type === 'enabled' || thinking.type === 'adaptive')) return true;
+  return api?.format === 'common' && model !== null && (api.reasoningModels?.test(model) ?? false);
 }

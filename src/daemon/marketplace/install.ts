@@ -6,8 +6,8 @@ import type { InstallResultT } from '../../shared/schemas/skills.js';
 export type Installed = Omit<InstallResultT, 'digest' | 'signature'>;
 import type { AppContext } from '../context/index.js';
 import type { Queryable } from '../store/db.js';
-import { bumpInstallCount, insertInstall, installOf, setInstalledVersion } from '../store/skill-installs.js';
-import { skillById, type SkillRow } from '../store/skills.js';
+import { bumpInstallCount, insertInstall, installOf, installedVersion, recordVersionInstall, setInstalledVersion } from '../store/skill-installs.js';
+import { getVersion, skillById, type SkillRow } from '../store/skills.js';
 import { credit, debit, getWalletRow } from '../money/wallets.js';
 import { allowanceNano, loadWalletState } from '../money/wallet-view.js';
 import { tierOf } from '../money/calls.js';
@@ -17,15 +17,17 @@ import { moneyOf } from '../money/index.js';
 import { notFound } from './access.js';
 
 /**
- * Installs the current version into the caller's account, in one transaction: the install
+ * Installs the current version (or `wanted`) into the caller's account, in one transaction: the install
  * row (its primary key makes the first install win), the buyer's debit (allowance first,
  * then balance; 402 rolls everything back) and the owner's credit of price x (1 - fee).
  * Repeat installs are free and move the account to the current version. Owners install
  * their own skills free of charge. A paid first install takes part in the gateway's
  * admission: its price is held against the calls in flight first (money engine
  * `reserveFunds`), so a chat burst and an install cannot together overdraw the wallet.
+ * Every version an account installs is noted (skill_version_installs): a version its owner
+ * archived stays installable for those accounts only (403 VERSION_ARCHIVED for others).
  */
-export async function installSkill(ctx: AppContext, user: { userId: string; tier: string }, skillId: number): Promise<Installed> {
+export async function installSkill(ctx: AppContext, user: { userId: string; tier: string }, skillId: number, wanted?: string): Promise<Installed> {
   for (let attempt = 0; ; attempt++) {
     const price = await firstInstallPrice(ctx.db, user.userId, skillId);
     let release = () => {};
@@ -38,7 +40,7 @@ export async function installSkill(ctx: AppContext, user: { userId: string; tier
       release = r.release;
     }
     try {
-      return await ctx.db.tx((q) => install(ctx, q, user, skillId, price));
+      return await ctx.db.tx((q) => install(ctx, q, user, skillId, price, wanted));
     } catch (e) {
       if (e !== PRICE_CHANGED || attempt >= 2) throw e;
     } finally {
@@ -57,7 +59,7 @@ async function firstInstallPrice(q: Queryable, userId: string, skillId: number):
   return Number(skill.price_nusd);
 }
 
-async function install(ctx: AppContext, q: Queryable, user: { userId: string; tier: string }, skillId: number, reserved: number): Promise<Installed> {
+async function install(ctx: AppContext, q: Queryable, user: { userId: string; tier: string }, skillId: number, reserved: number, wanted?: string): Promise<Installed> {
   const skill = await skillById(q, skillId);
   const isOwner = skill?.owner_id === user.userId;
   if (!skill || (skill.status === 'draft' && !isOwner)) throw notFound(skillId);
@@ -65,8 +67,11 @@ async function install(ctx: AppContext, q: Queryable, user: { userId: string; ti
   if (skill.status === 'archived' && !isOwner && !earlier) {
     throw new AgwError('SKILL_ARCHIVED', `skill "${skill.slug}" is archived: only accounts that installed it before can install it`);
   }
-  const version = skill.current_version;
+  const version = wanted ?? skill.current_version;
   if (!version) throw new AgwError('VERSION_NOT_FOUND', `skill "${skill.slug}" has no version to install`);
+  if (wanted !== undefined) await assertInstallable(q, skill, user.userId, wanted, isOwner);
+  const now = Date.now();
+  await recordVersionInstall(q, skillId, user.userId, version, now);
   const repeat = { skillId, version, charged: 0, alreadyInstalled: true };
   if (earlier) {
     await setInstalledVersion(q, skillId, user.userId, version);
@@ -75,7 +80,6 @@ async function install(ctx: AppContext, q: Queryable, user: { userId: string; ti
   const price = isOwner ? 0 : Number(skill.price_nusd);
   if (price > reserved) throw PRICE_CHANGED;
   const ownerCredit = Math.round(price * (1 - ctx.config.marketplace.platformFee));
-  const now = Date.now();
   const first = await insertInstall(q, {
     skill_id: skillId,
     user_id: user.userId,
@@ -88,6 +92,24 @@ async function install(ctx: AppContext, q: Queryable, user: { userId: string; ti
   if (price > 0) await charge(ctx, q, user, { skill, version, price, ownerCredit });
   await bumpInstallCount(q, skillId);
   return { skillId, version, charged: nanoToUsd(price), alreadyInstalled: false };
+}
+
+/**
+ * A version an account may install or download: it exists (a draft only for the owner) and,
+ * when its owner archived it, the account is the owner or installed it before.
+ */
+export async function assertInstallable(q: Queryable, skill: SkillRow, userId: string, version: string, isOwner: boolean): Promise<void> {
+  const v = await getVersion(q, Number(skill.id), version);
+  if (!v || (v.status === 'draft' && !isOwner)) throw new AgwError('VERSION_NOT_FOUND', `skill "${skill.slug}" has no version "${version}"`);
+  if (v.status === 'archived' && !isOwner && !(await installedVersion(q, Number(skill.id), userId, version))) throw versionArchived(skill, version);
+}
+
+/** 403 VERSION_ARCHIVED: the version was withdrawn; its details name the current one. */
+export function versionArchived(skill: SkillRow, version: string): AgwError {
+  return new AgwError('VERSION_ARCHIVED', `version ${version} of "${skill.slug}" was withdrawn by its owner: only accounts that installed it before can install it`, {
+    version,
+    currentVersion: skill.current_version,
+  });
 }
 
 /** 402 for a price that allowance left + balance − holds of calls in flight do not cover. */

@@ -5,28 +5,33 @@ import type { AppContext } from '../context/index.js';
 import type { Db, Queryable } from '../store/db.js';
 import { DAY_MS, installersByVersion, ownerDaily, ownerTotals } from '../store/skill-installs.js';
 import {
-  displayNames, getVersion, listVersions, lockSkill, moveVersions, setVersionNotes, setVersionStatus, skillById, skillsOfOwner, updateSkill,
-  type SkillRow, type SkillStatus, type VersionRow,
+  currentOf, displayNames, getVersion, listVersions, lockSkill, moveVersions, setVersionNotes, setVersionStatus, skillById, skillsOfOwner, updateSkill,
+  type SkillRow, type VersionRow,
 } from '../store/skills.js';
 import { ownedSkill } from './access.js';
 import { checkCategory } from './publish.js';
-import { pickCurrent } from './versions.js';
 import { ownerVersionsView, skillView } from './views.js';
 import { sealsOfSkill } from './trust/seal.js';
 
 /**
- * The owner's side of the lifecycle. A skill's status moves its versions along:
- * archiving archives every published version; publishing again republishes the archived
- * ones and, when no version would be published (a draft skill), its drafts; draft hides
- * the skill and leaves versions alone. Republishing one version (archived or draft)
- * publishes it and makes the skill published.
+ * The owner's side of the lifecycle. A skill's status hides or shows the whole skill and
+ * leaves its versions alone (archived skills stay installable, at their current version, for
+ * earlier installers), except that publishing a skill with no published version publishes
+ * its drafts. One version is withdrawn by archiving it (archiveVersion) and published again
+ * by republishing it. The owner may also choose the current version (`currentVersion`; null
+ * hands it back to the rule: the highest published release, shared/skill-versions.ts).
  */
 export async function patchSkill(ctx: AppContext, userId: string, id: number, body: PatchSkillBodyT): Promise<SkillRow> {
   if (body.category !== undefined) checkCategory(ctx, body.category);
   return ctx.db.tx(async (q) => {
     await lockSkill(q, id);
     const skill = await ownedSkill(q, await skillById(q, id), userId, id);
-    if (body.status !== undefined && body.status !== skill.status) await cascade(q, id, body.status);
+    if (body.status === 'published' && skill.status !== 'published') {
+      const published = (await listVersions(q, id)).some((v) => v.status === 'published');
+      if (!published) await moveVersions(q, id, 'draft', 'published');
+    }
+    if (body.currentVersion) await publishedVersion(q, skill, body.currentVersion);
+    const pinned = body.currentVersion === undefined ? skill.pinned_version : body.currentVersion;
     await updateSkill(
       q,
       id,
@@ -36,7 +41,8 @@ export async function patchSkill(ctx: AppContext, userId: string, id: number, bo
         category: body.category,
         priceNusd: body.price === undefined ? undefined : usdToNano(body.price),
         status: body.status,
-        currentVersion: pickCurrent(await listVersions(q, id)),
+        pinnedVersion: body.currentVersion,
+        currentVersion: await currentOf(q, id, pinned),
       },
       Date.now(),
     );
@@ -44,22 +50,50 @@ export async function patchSkill(ctx: AppContext, userId: string, id: number, bo
   });
 }
 
-async function cascade(q: Queryable, id: number, to: SkillStatus): Promise<void> {
-  if (to === 'archived') await moveVersions(q, id, 'published', 'archived');
-  if (to === 'published') {
-    await moveVersions(q, id, 'archived', 'published');
-    const published = (await listVersions(q, id)).some((v) => v.status === 'published');
-    if (!published) await moveVersions(q, id, 'draft', 'published');
+/** A version the owner may make current: it exists (404) and is published (409 VERSION_NOT_PUBLISHED). */
+async function publishedVersion(q: Queryable, skill: SkillRow, version: string): Promise<void> {
+  const v = await ownedVersion(q, Number(skill.id), version);
+  if (v.status !== 'published') {
+    throw new AgwError('VERSION_NOT_PUBLISHED', `version ${version} of "${skill.slug}" is ${v.status}: only a published version can be current`, {
+      version,
+      status: v.status,
+    });
   }
 }
 
 export async function republishVersion(ctx: AppContext, userId: string, id: number, version: string): Promise<SkillRow> {
   return ctx.db.tx(async (q) => {
     await lockSkill(q, id);
-    await ownedSkill(q, await skillById(q, id), userId, id);
+    const skill = await ownedSkill(q, await skillById(q, id), userId, id);
     await ownedVersion(q, id, version);
     await setVersionStatus(q, id, version, 'published');
-    await updateSkill(q, id, { status: 'published', currentVersion: pickCurrent(await listVersions(q, id)) }, Date.now());
+    await updateSkill(q, id, { status: 'published', currentVersion: await currentOf(q, id, skill.pinned_version) }, Date.now());
+    return (await skillById(q, id))!;
+  });
+}
+
+/**
+ * Withdraws one version: not installable by accounts that never installed it, never current
+ * (a pin on it is dropped). The last published version cannot go this way (409
+ * LAST_PUBLISHED_VERSION): archive the skill instead. Archiving an archived version changes nothing.
+ */
+export async function archiveVersion(ctx: AppContext, userId: string, id: number, version: string): Promise<SkillRow> {
+  return ctx.db.tx(async (q) => {
+    await lockSkill(q, id);
+    const skill = await ownedSkill(q, await skillById(q, id), userId, id);
+    const v = await ownedVersion(q, id, version);
+    if (v.status === 'archived') return skill;
+    const others = (await listVersions(q, id)).filter((x) => x.status === 'published' && x.version !== version);
+    if (v.status === 'published' && others.length === 0) {
+      throw new AgwError(
+        'LAST_PUBLISHED_VERSION',
+        `version ${version} is the only published version of "${skill.slug}": archive the skill instead (PATCH /api/skills/${id} {"status":"archived"}, agw skill status ${skill.slug} archive)`,
+        { version },
+      );
+    }
+    await setVersionStatus(q, id, version, 'archived');
+    const pinned = skill.pinned_version === version ? null : skill.pinned_version;
+    await updateSkill(q, id, { pinnedVersion: pinned, currentVersion: await currentOf(q, id, pinned) }, Date.now());
     return (await skillById(q, id))!;
   });
 }

@@ -7,14 +7,16 @@ import type { Queryable } from '../store/db.js';
 import { hasBlob, putBlob } from '../store/blobs.js';
 import { claimSlug, getVersion, listVersions, lockSkill, skillBySlug, updateSkill, upsertVersion, type ManifestEntry, type SkillStatus } from '../store/skills.js';
 import { stagedBytes, toBundleEntries, type StagedFile } from './staged.js';
-import { pickCurrent } from './versions.js';
+import { isPrerelease, pickCurrent } from '../../shared/skill-versions.js';
 import { sealUpload } from './trust/seal.js';
 import { setVersionTrust } from '../store/skill-trust.js';
 
 /**
  * Publishing one version: validate the bundle (every problem at once), resolve slug, name,
  * description and category, then store skill row, version row and blobs in ONE transaction,
- * so a failed publish leaves nothing behind.
+ * so a failed publish leaves nothing behind. The current version follows the rule
+ * (shared/skill-versions.ts: a prerelease never becomes current over a release); publishing
+ * a release also drops the owner's choice of current version.
  */
 export async function publishSkill(
   ctx: AppContext,
@@ -44,7 +46,7 @@ export async function publishSkill(
 
   return ctx.db.tx(async (q) => {
     const now = Date.now();
-    const { id, status: skillStatus } = await ownSlug(ctx, q, userId, slug, fields, meta, status, now);
+    const { id, status: skillStatus, pinned } = await ownSlug(ctx, q, userId, slug, fields, meta, status, now);
     await lockSkill(q, id);
     const existing = await getVersion(q, id, fields.version);
     if (existing && !fields.overwrite) {
@@ -54,6 +56,9 @@ export async function publishSkill(
     await upsertVersion(q, { skillId: id, version: fields.version, status, notes: fields.notes, manifest, now });
     await setVersionTrust(q, id, fields.version, { digest: seal.digest, ...seal.signature, scan: JSON.stringify(seal.findings) });
     const versions = await listVersions(q, id);
+    // publishing a release hands the current version back to the rule, as npm publish moves `latest`
+    const repin = status === 'published' && !isPrerelease(fields.version) && pinned !== null;
+    const current = pickCurrent(versions, repin ? null : pinned);
     // a published skill never shows a draft: if a draft overwrite took its last published version, it hides
     const hide = status === 'draft' && skillStatus === 'published' && !versions.some((v) => v.status === 'published');
     await updateSkill(
@@ -65,7 +70,8 @@ export async function publishSkill(
         category: fields.category,
         priceNusd: fields.price === undefined ? undefined : usdToNano(fields.price),
         status: status === 'published' ? 'published' : hide ? 'draft' : undefined,
-        currentVersion: pickCurrent(versions),
+        currentVersion: current,
+        pinnedVersion: repin ? null : undefined,
       },
       now,
     );
@@ -83,7 +89,7 @@ async function ownSlug(
   meta: SkillMeta,
   status: 'published' | 'draft',
   now: number,
-): Promise<{ id: number; status: SkillStatus }> {
+): Promise<{ id: number; status: SkillStatus; pinned: string | null }> {
   let skill = await skillBySlug(q, slug);
   if (!skill) {
     const id = await claimSlug(q, {
@@ -96,13 +102,13 @@ async function ownSlug(
       ownerId: userId,
       now,
     });
-    if (id !== undefined) return { id, status };
+    if (id !== undefined) return { id, status, pinned: null };
     skill = await skillBySlug(q, slug); // claimed concurrently by another daemon
   }
   if (!skill || skill.owner_id !== userId) {
     throw new AgwError('SLUG_TAKEN', `the slug "${slug}" belongs to another publisher; choose another slug`);
   }
-  return { id: Number(skill.id), status: skill.status };
+  return { id: Number(skill.id), status: skill.status, pinned: skill.pinned_version };
 }
 
 export function checkCategory(ctx: AppContext, category: string): void {

@@ -1,7 +1,7 @@
 import { nanoToUsd } from '../../shared/money.js';
 import type { SkillT } from '../../shared/schemas/skills.js';
 import { displayName, parseManifest, type SkillRow, type VersionRow } from '../store/skills.js';
-import { sortVersions } from './versions.js';
+import { isPrerelease, sortVersions } from '../../shared/skill-versions.js';
 import type { VersionSeal } from './trust/seal.js';
 
 /** Store rows → the contract's records (USD numbers, ISO dates). */
@@ -43,6 +43,8 @@ export function versionView(v: VersionRow, c: VersionContext) {
     notesUpdatedAt: v.notes_updated_at === null ? null : iso(v.notes_updated_at),
     notesUpdatedByName: v.notes_updated_by === null ? null : (c.names.get(v.notes_updated_by) ?? null),
     ...sealView(c.seals.get(v.version)),
+    status: v.status,
+    prerelease: isPrerelease(v.version),
   };
 }
 
@@ -68,11 +70,11 @@ export function ownerVersionsView(s: SkillRow, versions: VersionRow[], c: Versio
     skillId: Number(s.id),
     slug: s.slug,
     currentVersion: s.current_version,
+    currentVersionPinned: s.pinned_version !== null && s.pinned_version === s.current_version,
     versions: sortVersions(versions).map((v) => {
       const files = parseManifest(v);
       return {
         ...versionView(v, c),
-        status: v.status,
         fileCount: files.length,
         size: files.reduce((n, f) => n + f.size, 0),
       };

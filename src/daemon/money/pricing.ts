@@ -1,5 +1,5 @@
 import type { ModelInfo, ResolvedConfig, ResolvedProvider } from '../../shared/config/resolve.js';
-import { findUnitPrice, type UnitPrice } from '../../shared/providers/index.js';
+import { findUnitPrice, isSnapshotOf, type UnitPrice } from '../../shared/providers/index.js';
 import { levelFor } from '../../shared/config/model-prices.js';
 import { picoToNano, usdToNano } from '../../shared/money.js';
 import type { TokenUsage } from '../gateway/usage.js';
@@ -52,14 +52,15 @@ function modelsOf(config: ResolvedConfig, provider: string): ModelInfo[] {
 }
 
 /**
- * The price row for `model` at `provider`: exact id, else the longest catalog id the model
- * starts with (dated snapshots such as gpt-4o-mini-2024-07-18), else undefined.
+ * The price row for `model` at `provider`: exact id, else the longest catalog id of which the
+ * model is a dated snapshot (gpt-4o-mini-2024-07-18; not o3-pro, which is not o3), else
+ * undefined (charged at the provider's dearest row).
  */
 export function priceRow(config: ResolvedConfig, provider: string, model: string | null | undefined): ModelInfo | undefined {
   if (!model) return undefined;
   const exact = config.models.get(`${provider}/${model}`);
   if (exact) return exact;
-  return modelsOf(config, provider).find((m) => model.startsWith(m.model));
+  return modelsOf(config, provider).find((m) => isSnapshotOf(model, m.model));
 }
 
 /** Unknown models are charged at the provider's most expensive catalog rate, its dearest level (never free). */

@@ -1,7 +1,9 @@
 import { AgwError } from '../../shared/errors.js';
 import { nanoToUsd } from '../../shared/money.js';
 import type { RequestDetailT, RequestFiltersT, RequestRecordT, RequestsDailyT } from '../../shared/schemas/requests.js';
-import type { Principal } from '../auth/principal.js';
+import { isLimitedKey, type Principal } from '../auth/principal.js';
+import type { Queryable } from '../store/db.js';
+import { descendantIds } from '../store/keys.js';
 import type { BodiesRow, DailyRow, RequestFilter, RequestRow } from '../store/requests.js';
 import { DAY_MS } from '../store/spend-rollup.js';
 import { BODY_CAP } from './bodies.js';
@@ -78,7 +80,7 @@ export function parseSince(s: string | undefined, now = Date.now()): number | un
  * Whose calls a caller may read: an account its own; the master token every account's,
  * or one account's with `userId`. `userId` from anyone else is a 403, not ignored.
  */
-export function filterFor(p: Principal, q: RequestFiltersT, now = Date.now()): RequestFilter {
+export function filterFor(p: Principal, q: RequestFiltersT, now = Date.now(), keyIds?: readonly string[]): RequestFilter {
   if (q.userId !== undefined && p.kind !== 'master') {
     throw new AgwError('FORBIDDEN', 'userId is for the master token: your credentials show your own calls only', { field: 'userId' });
   }
@@ -89,9 +91,20 @@ export function filterFor(p: Principal, q: RequestFiltersT, now = Date.now()): R
     model: q.model,
     status: q.status,
     keyId: q.keyId,
+    keyIds,
     projectId: q.project,
     endpoint: q.endpoint,
   };
+}
+
+/**
+ * Whose calls a limited key reads (a key with limits, an expiry, or made with a limited key:
+ * not the account, auth/principal.ts isLimitedKey): its own and those of the keys made with
+ * it, as it manages only those keys. Undefined: the whole account (or every account).
+ */
+export async function keyScope(q: Queryable, p: Principal): Promise<string[] | undefined> {
+  if (!isLimitedKey(p) || p.kind !== 'key') return undefined;
+  return [p.keyId, ...(await descendantIds(q, p.keyId))];
 }
 
 /** Does a record pass a filter (the live stream matches in memory)? */
@@ -102,6 +115,7 @@ export function matches(f: RequestFilter, r: RequestRow): boolean {
     (f.provider === undefined || r.provider_id === f.provider) &&
     (f.model === undefined || r.model === f.model) &&
     (f.keyId === undefined || r.key_id === f.keyId) &&
+    (f.keyIds === undefined || (r.key_id !== null && f.keyIds.includes(r.key_id))) &&
     (f.projectId === undefined || r.project_id === f.projectId) &&
     (f.endpoint === undefined || endpointOf(r.endpoint) === f.endpoint) &&
     (f.status === undefined || (f.status === 'ok') === r.answer < 400)

@@ -3,7 +3,7 @@ import formbody from '@fastify/formbody';
 import { Type } from 'typebox';
 import { SkillIdParams, SkillVersionParams } from '../../shared/schemas/skills.js';
 import { requireAuth, userOf } from '../auth/principal.js';
-import { mySkills, ownerVersions, patchSkill, republishVersion, timeseries } from '../marketplace/owner.js';
+import { archiveVersion, mySkills, ownerVersions, patchSkill, republishVersion, timeseries } from '../marketplace/owner.js';
 import { skillsOfOwner } from '../store/skills.js';
 import { CREATOR_RANGES, creatorPage } from '../web/creator-page.js';
 import { sendPage } from '../web/layout.js';
@@ -17,12 +17,16 @@ const StatusForm = Type.Object({
   _csrf: Type.Optional(Type.String({ maxLength: 200 })),
 });
 const CsrfForm = Type.Object({ _csrf: Type.Optional(Type.String({ maxLength: 200 })) });
+/** `version` empty: back to the rule (the highest published release). */
+const CurrentForm = Type.Object({ version: Type.String({ maxLength: 64 }), _csrf: Type.Optional(Type.String({ maxLength: 200 })) });
 
 /**
- * `/creator` (session): the creator's page, and the two things its buttons do, as plain
- * form posts answered with a 303 back to the page: set a skill's status (archive or
- * publish: `patchSkill`, as PATCH /api/skills/{id}) and publish one version
- * (`republishVersion`, as POST /api/skills/{id}/versions/{v}/republish). The posts are
+ * `/creator` (session): the creator's page, and what its buttons do, as plain form posts
+ * answered with a 303 back to the page: set a skill's status (archive or publish:
+ * `patchSkill`, as PATCH /api/skills/{id}), publish one version (`republishVersion`, as POST
+ * /api/skills/{id}/versions/{v}/republish), archive one (`archiveVersion`, as POST
+ * …/versions/{v}/archive) and choose the current one (`patchSkill` with `currentVersion`,
+ * as PATCH /api/skills/{id} {currentVersion}). The posts are
  * checked like the API's session calls (requireAuth: the session and the CSRF rule);
  * failures are error pages, a signed-out post goes to the login page.
  */
@@ -59,6 +63,24 @@ const creatorWeb: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx })
     { preHandler: auth, schema: { hide: true, params: SkillVersionParams, body: CsrfForm } },
     async (req, reply) => {
       await republishVersion(ctx, userOf(req).userId, req.params.id, req.params.version);
+      return reply.redirect(`/creator#skill-${req.params.id}`, 303);
+    },
+  );
+
+  app.post(
+    '/creator/skills/:id/versions/:version/archive',
+    { preHandler: auth, schema: { hide: true, params: SkillVersionParams, body: CsrfForm } },
+    async (req, reply) => {
+      await archiveVersion(ctx, userOf(req).userId, req.params.id, req.params.version);
+      return reply.redirect(`/creator#skill-${req.params.id}`, 303);
+    },
+  );
+
+  app.post(
+    '/creator/skills/:id/current',
+    { preHandler: auth, schema: { hide: true, params: SkillIdParams, body: CurrentForm } },
+    async (req, reply) => {
+      await patchSkill(ctx, userOf(req).userId, req.params.id, { currentVersion: req.body.version || null });
       return reply.redirect(`/creator#skill-${req.params.id}`, 303);
     },
   );

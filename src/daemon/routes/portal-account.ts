@@ -1,21 +1,24 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import formbody from '@fastify/formbody';
 import { errorResponses } from '../../shared/schemas/common.js';
-import { PortalEntitlements, PortalProjects, type PortalEntitlementsT } from '../../shared/schemas/portal.js';
+import { CreateProjectBody, PortalEntitlements, PortalProject, PortalProjects, type PortalEntitlementsT } from '../../shared/schemas/portal.js';
 import { USAGE_TYPES } from '../../shared/providers/index.js';
 import { modelKey } from '../../shared/config/resolve.js';
 import { requireAuth, userOf } from '../auth/principal.js';
 import { CHAT_PROVIDERS, hasKey, isChatProvider } from '../gateway/resolve.js';
-import { projectsOfUser } from '../store/projects.js';
+import { createProject, projectsOfUser } from '../store/projects.js';
 import { quotaOverrides } from '../store/quota-overrides.js';
 import { quotaPeriod } from '../money/quotas.js';
 import type { RouteOptions } from './index.js';
 
 /**
  * What the dashboard shows besides spend: the caller's entitlements (tier, quota
- * meters, allowed models) and projects. Session only; the gateway's own entitlements
- * endpoint serves keys and OAuth tokens.
+ * meters, allowed models) and projects, and a new project from its Projects card (JSON, or
+ * the card's plain form: answered with a 303 back to the dashboard). Session only; the
+ * gateway's own entitlements endpoint serves keys and OAuth tokens.
  */
 const portalAccount: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
+  await app.register(formbody, { bodyLimit: 16 * 1024 });
   const auth = requireAuth(ctx, ['session']);
   const security = [{ session: [] }];
 
@@ -87,6 +90,27 @@ const portalAccount: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx
         createdAt: new Date(Number(p.created_at)).toISOString(),
       })),
     }),
+  );
+
+  app.post(
+    '/portal/projects',
+    {
+      preHandler: auth,
+      schema: {
+        tags: ['portal'],
+        summary: 'Create a project; you become its owner',
+        description: 'JSON or form. A browser\'s form post (Accept: text/html) is answered with a 303 to the dashboard\'s Projects card. Tag calls with the project by sending X-Service-Project-Id: <uid>.',
+        security,
+        body: CreateProjectBody,
+        response: { 200: PortalProject, ...errorResponses(400, 401, 403) },
+      },
+    },
+    async (req, reply) => {
+      const p = await ctx.db.tx((q) => createProject(q, userOf(req).userId, req.body.name.trim()));
+      const type = req.headers['content-type'] ?? '';
+      if (type.startsWith('application/x-www-form-urlencoded') && (req.headers.accept ?? '').includes('text/html')) return reply.redirect('/#projects', 303);
+      return { uid: p.uid, name: p.name, role: 'owner', createdAt: new Date(p.created_at).toISOString() };
+    },
   );
 };
 

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { AgwError } from '../../shared/errors.js';
-import { ASSETS } from '../web/assets.js';
+import { ASSETS, assetUrl } from '../web/assets.js';
 import { dashboardPage } from '../web/dashboard-page.js';
 import { sendPage } from '../web/layout.js';
 import { loginPage } from '../web/login-page.js';
@@ -13,8 +13,9 @@ type Query = { next?: unknown };
 
 /**
  * The web portal at the root: `/` (dashboard, or the login form without a session),
- * `/login?next=/path` (the OAuth flow returns through it) and `/assets/*`. Not part of
- * the API document.
+ * `/login?next=/path` (the OAuth flow returns through it), `/assets/*` and `/favicon.ico`
+ * (a redirect to the SVG icon, for clients that ask there without reading the page). Not
+ * part of the API document.
  */
 const portalWeb: FastifyPluginAsync<RouteOptions> = async (app, { ctx }) => {
   const signedIn = (req: FastifyRequest, reply: FastifyReply) => signedInUser(ctx, req, reply);
@@ -31,6 +32,8 @@ const portalWeb: FastifyPluginAsync<RouteOptions> = async (app, { ctx }) => {
     if (await signedIn(req, reply)) return reply.redirect(next, 303);
     return sendPage(reply, loginPage({ next }), 200, { formActions: await loginFormActions(ctx.db, next) });
   });
+
+  app.get('/favicon.ico', { schema: { hide: true } }, async (_req, reply) => reply.redirect(assetUrl('favicon.svg'), 302));
 
   app.get('/assets/:name', { schema: { hide: true } }, async (req, reply) => {
     const { name } = req.params as { name: string };

@@ -4,21 +4,22 @@ import type { Dispatcher } from 'undici';
 import type { ResolvedProvider } from '../../shared/config/resolve.js';
 import type { ProviderDef } from '../../shared/providers/index.js';
 import { AgwError } from '../../shared/errors.js';
-import { isBatchPath, isFreePath } from '../../shared/providers/index.js';
+import { isBatchPath, isFreePath, proxyAllows } from '../../shared/providers/index.js';
 import { errorResponses } from '../../shared/schemas/common.js';
 import { MODEL_MAX_LENGTH, ProviderAnswer, ProxyParams } from '../../shared/schemas/gateway.js';
 import { release, reserve } from '../money/calls.js';
-import { quoteTokens, quoteUnits } from '../money/hold.js';
+import { bookingEstimate, quoteTokens, quoteUnits } from '../money/hold.js';
 import { gatewayUser, requireGatewayAuth, storeVersionOf } from '../gateway/auth.js';
 import { countImages, promptBoundWithImages } from '../gateway/image-tokens.js';
 import { keyAllowlist, refuseForKey } from '../gateway/key-refusal.js';
 import { allowsModel, KeyModelRefusal } from '../gateway/model-allowlist.js';
 import { unitCharge } from '../money/pricing.js';
+import { unpricedError, unpricedFeature } from '../money/unpriced.js';
 import { Call, deliver, projectFor, unreachable } from '../gateway/relay.js';
 import { readErrorBody } from '../gateway/redact.js';
 import { gatewayOf } from '../gateway/runtime.js';
 import { forwardableHeaders, passableHeaders, providerAuthHeaders, UpstreamAbort, UpstreamError } from '../gateway/upstream.js';
-import { estimatePromptTokens } from '../gateway/usage.js';
+import { hidesReasoning } from '../gateway/usage.js';
 import type { RouteOptions } from './index.js';
 import type { SecretRedactor } from '../../shared/secret-redactor.js';
 import { authorize } from '../gateway/clouds/credentials.js';
@@ -33,7 +34,9 @@ import { conversationOf, pinnedKey } from '../gateway/keys/sticky.js';
  * from the answer's usage or from the provider's units); GET calls (model lists, polling
  * a job) and POST calls the provider does not charge for (its catalog `freePaths`: token
  * counting) are forwarded free, without a hold or a record; POST calls that start a batch job
- * (`batchPaths`) are refused with 501 BATCH_NOT_METERED. Non-2xx answers come back as they
+ * (`batchPaths`) are refused with 501 BATCH_NOT_METERED; any path outside the provider's
+ * `proxyPaths` (inference POSTs, GETs that reveal no tenant's data) or a cloud's configured
+ * scope is refused with 403 PROXY_PATH_NOT_ALLOWED. Non-2xx answers come back as they
  * are, but for the provider secrets redacted in them (and in every header passed back), and
  * cost nothing.
  */
@@ -77,7 +80,7 @@ const proxy: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
       const stream = asked?.stream === true;
       throw await refuseForKey(ctx, req, u, { endpoint: 'proxy', providerId: id, model, alias: null, stream, usageType: provider?.def.usageType }, e);
     }
-    const asked = upstreamPath(req.url, id);
+    const asked = upstreamPath(req.url, provider.def);
     const headers = forwardableHeaders(req.headers);
     providerAuthHeaders(provider, headers);
     const body = Buffer.isBuffer(req.body) && req.body.length ? req.body : undefined;
@@ -90,9 +93,19 @@ const proxy: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
     }
     // a cloud completes the path (deployment, api-version, project) and names the model it prices
     const cloud = provider.def.proxyTarget?.({ ...asked, bodyModel }, provider.cloud);
-    if (cloud?.error !== undefined) throw new AgwError('INVALID_REQUEST', `${id}: ${cloud.error}`, { field: 'path' });
+    const refusal = { endpoint: 'proxy', providerId: id, model: null, alias: null, stream: false, usageType: provider.def.usageType } as const;
+    if (cloud?.error !== undefined) {
+      if (!cloud.notAllowed) throw new AgwError('INVALID_REQUEST', `${id}: ${cloud.error}`, { field: 'path' });
+      const e = pathNotAllowed(id, method, asked.path, cloud.error);
+      throw method === 'GET' ? e : await refuseForKey(ctx, req, u, refusal, e);
+    }
     const { path, query } = cloud ?? asked;
-    if (method === 'GET' || isFreePath(provider.def, path)) return forwardFree(req, reply, provider, { method, path, query, headers, body });
+    // a GET only where it reveals no tenant's data: refused without a record, like any free call
+    if (method === 'GET') {
+      if (!proxyAllows(provider.def, 'GET', path)) throw pathNotAllowed(id, method, path);
+      return forwardFree(req, reply, provider, { method, path, query, headers, body });
+    }
+    if (isFreePath(provider.def, path)) return forwardFree(req, reply, provider, { method, path, query, headers, body });
     if (isBatchPath(provider.def, path)) {
       const e = new AgwError(
         'BATCH_NOT_METERED',
@@ -100,8 +113,11 @@ const proxy: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
         { provider: id, path },
         { 'x-should-retry': 'false' },
       );
-      throw await refuseForKey(ctx, req, u, { endpoint: 'proxy', providerId: id, model: null, alias: null, stream: false, usageType: provider.def.usageType }, e);
+      throw await refuseForKey(ctx, req, u, refusal, e);
     }
+    if (!proxyAllows(provider.def, 'POST', path)) throw await refuseForKey(ctx, req, u, refusal, pathNotAllowed(id, method, path));
+    const extra = provider.def.pricing.kind === 'llm' ? unpricedFeature(json, req.headers) : undefined;
+    if (extra !== undefined) throw await refuseForKey(ctx, req, u, { ...refusal, model: bodyModel, stream: json?.stream === true }, unpricedError(extra, id));
 
     const def = provider.def;
     const charge = def.pricing.kind === 'units' ? unitCharge(provider, path, json) : undefined;
@@ -116,6 +132,7 @@ const proxy: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
       const usageType = charge?.unit.usageType ?? def.usageType;
       throw await refuseForKey(ctx, req, u, { endpoint: 'proxy', providerId: id, model, alias: null, stream: json?.stream === true, usageType }, e);
     }
+    const quote = def.pricing.kind === 'units' ? quoteUnits(provider, charge) : quoteTokens(ctx.config, provider, model, body, json, generates(path), imagePromptBound(def, id, model, path, body, json), true);
     const r = await reserve(ctx, {
       userId: u.userId,
       tier: u.tier,
@@ -132,7 +149,7 @@ const proxy: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
       stream: json?.stream === true,
       body,
       traceparent: req.headers.traceparent,
-      quote: def.pricing.kind === 'units' ? quoteUnits(provider, charge) : quoteTokens(ctx.config, provider, model, body, json, generates(path), imagePromptBound(def, id, model, body, json)),
+      quote,
     });
     const call = new Call(ctx, gw, reply, r);
     // several keys: the conversation's key while it is healthy (its prompt cache is there)
@@ -159,7 +176,7 @@ const proxy: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
     await deliver(call, up, {
       provider,
       model,
-      price: def.pricing.kind === 'units' ? { kind: 'units', charge } : { kind: 'tokens', promptEstimate: estimatePromptTokens(json) },
+      price: def.pricing.kind === 'units' ? { kind: 'units', charge } : { kind: 'tokens', ...bookingEstimate(quote, hidesReasoning(def.chat ?? def.chatFor?.(model ?? ''), model, json)) },
     });
     return reply;
   }
@@ -199,14 +216,41 @@ const proxy: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
   }
 };
 
-/** The provider path and raw query from the request URL, as sent (no re-encoding). */
-function upstreamPath(url: string, id: string): { path: string; query: string } {
-  const marker = `/external/${id}`;
+/**
+ * 403 PROXY_PATH_NOT_ALLOWED: a path outside the provider's proxy allowlist (its catalog
+ * `proxyPaths`), or outside a cloud's configured scope (`why`). Nothing reaches the provider.
+ */
+function pathNotAllowed(provider: string, method: string, path: string, why?: string): AgwError {
+  const rule = why ?? (method === 'GET' ? 'GETs reach only model lists and model info (and a media job by its id), never the account’s stored data' : 'the proxy meters inference calls only');
+  return new AgwError('PROXY_PATH_NOT_ALLOWED', `${method} ${path} is not forwarded to ${provider}: ${rule} (docs/gateway.md "What the proxy forwards")`, { provider, method, path }, { 'x-should-retry': 'false' });
+}
+
+/**
+ * The provider path and raw query from the request URL. The path is normalized as the
+ * provider reads it, so the catalog's rules (free, batch, allowed paths) see what goes
+ * upstream, and it goes upstream that way: repeated slashes collapsed, percent-escapes of
+ * characters that may stand in a path segment as they are (letters, digits, `-._~:@!$&'()*+,;=`)
+ * decoded; `.`/`..` segments and an encoded slash are refused (400), but where the provider's
+ * catalog says a segment may carry one (a Bedrock inference profile's ARN). The query is
+ * passed as sent.
+ */
+function upstreamPath(url: string, def: ProviderDef): { path: string; query: string } {
+  const marker = `/external/${def.id}`;
   const rest = url.slice(url.indexOf(marker) + marker.length);
   const q = rest.indexOf('?');
-  const path = (q === -1 ? rest : rest.slice(0, q)) || '/';
-  if (/(^|\/)(\.|%2e){1,2}(\/|$)/i.test(path)) throw new AgwError('INVALID_REQUEST', 'the provider path may not contain . or .. segments', { field: 'path' });
+  const path = normalizedPath((q === -1 ? rest : rest.slice(0, q)) || '/');
+  if (/(^|\/)\.{1,2}(\/|$)/.test(path)) throw new AgwError('INVALID_REQUEST', 'the provider path may not contain . or .. segments', { field: 'path' });
+  if (/%2f|%5c/i.test(path) && !def.encodedSlashIn?.test(path)) {
+    throw new AgwError('INVALID_REQUEST', 'the provider path may not contain an encoded slash (%2F, %5C)', { field: 'path' });
+  }
   return { path, query: q === -1 ? '' : rest.slice(q + 1) };
+}
+
+function normalizedPath(raw: string): string {
+  return raw.replace(/\/{2,}/g, '/').replace(/%([0-9a-f]{2})/gi, (esc, hex: string) => {
+    const c = String.fromCharCode(parseInt(hex, 16));
+    return /[A-Za-z0-9\-._~:@!$&'()*+,;=]/.test(c) ? c : esc.toUpperCase();
+  });
 }
 
 function parseJson(body: Buffer | undefined, contentType: string | undefined): Record<string, unknown> | undefined {
@@ -224,10 +268,13 @@ function parseJson(body: Buffer | undefined, contentType: string | undefined): R
  * counts it (gateway/image-tokens.ts); undefined otherwise (the hold's own bound applies).
  * Only a body that mentions an image is decoded for it.
  */
-function imagePromptBound(def: ProviderDef, id: string, model: string | null, body: Buffer | undefined, json: Record<string, unknown> | undefined): number | undefined {
-  if (!def.chat || !json || !body || !(body.includes('image') || body.includes('inlineData'))) return undefined;
+function imagePromptBound(def: ProviderDef, id: string, model: string | null, path: string, body: Buffer | undefined, json: Record<string, unknown> | undefined): number | undefined {
+  if (!json || !body || !(body.includes('image') || body.includes('inlineData'))) return undefined;
+  // a cloud's format depends on the model (Vertex's Claude and Gemini) or the operation (Bedrock's Converse)
+  const format = /\/converse(-stream)?$/.test(path) ? 'converse' : (def.chat ?? def.chatFor?.(model ?? ''))?.format;
+  if (!format) return undefined;
   const text = body.toString('utf8');
-  const images = countImages(def.chat.format, json, text, id, model ?? '');
+  const images = countImages(format, json, text, id, model ?? '');
   return images && promptBoundWithImages(text, images);
 }
 

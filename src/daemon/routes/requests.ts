@@ -17,7 +17,7 @@ import {
 import { requireAuth, type Principal } from '../auth/principal.js';
 import { exportStream } from '../requests/export.js';
 import { liveOf } from '../requests/live.js';
-import { dailySeries, detailView, filterFor, requestView } from '../requests/view.js';
+import { dailySeries, detailView, filterFor, keyScope, requestView } from '../requests/view.js';
 import { DAY_MS } from '../store/spend-rollup.js';
 import { dailyRequests, decodeCursor, encodeCursor, getBodies, getRequest, listRequests } from '../store/requests.js';
 import type { RouteOptions } from './index.js';
@@ -25,8 +25,9 @@ import type { RouteOptions } from './index.js';
 /**
  * The request log (CONTRACT "Request log"): list, one record, the daily series, a live
  * stream and an export. An agw_ key, an OAuth token or the portal session see their own
- * account's calls; the master token sees every account's (`userId` narrows it to one,
- * and its answers name each record's account).
+ * account's calls; a limited key only its own and those of the keys made with it (it is not
+ * the account: requests/view.ts keyScope); the master token sees every account's (`userId`
+ * narrows it to one, and its answers name each record's account).
  */
 const requests: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
   const auth = requireAuth(ctx, ['key', 'oauth', 'session', 'master']);
@@ -53,7 +54,7 @@ const requests: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) =
     },
     async (req) => {
       const p = principal(req.principal);
-      const f = filterFor(p, req.query);
+      const f = filterFor(p, req.query, Date.now(), await keyScope(ctx.db, p));
       const limit = req.query.limit ?? REQUESTS_DEFAULT_LIMIT;
       const { rows, more } = await listRequests(ctx.db, f, limit, req.query.cursor ? decodeCursor(req.query.cursor) : undefined);
       const last = rows[rows.length - 1];
@@ -80,7 +81,8 @@ const requests: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) =
       const { days = 7, ...rest } = req.query;
       const now = Date.now();
       const first = Math.floor(now / DAY_MS) - days + 1;
-      const rows = await dailyRequests(ctx.db, filterFor(principal(req.principal), rest, now), first * DAY_MS);
+      const p = principal(req.principal);
+      const rows = await dailyRequests(ctx.db, filterFor(p, rest, now, await keyScope(ctx.db, p)), first * DAY_MS);
       return { days: dailySeries(rows, first, now) };
     },
   );
@@ -99,7 +101,7 @@ const requests: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) =
     },
     async (req, reply) => {
       const p = principal(req.principal);
-      const f = filterFor(p, req.query);
+      const f = filterFor(p, req.query, Date.now(), await keyScope(ctx.db, p));
       reply.hijack();
       const res = reply.raw;
       res.writeHead(200, {
@@ -128,7 +130,7 @@ const requests: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) =
     async (req, reply) => {
       const p = principal(req.principal);
       const { format = 'ndjson', ...rest } = req.query;
-      const f = filterFor(p, rest);
+      const f = filterFor(p, rest, Date.now(), await keyScope(ctx.db, p));
       const name = `agw-requests-${new Date().toISOString().slice(0, 10)}.${format === 'csv' ? 'csv' : 'ndjson'}`;
       return reply
         .type(format === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson; charset=utf-8')
@@ -152,7 +154,7 @@ const requests: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) =
     },
     async (req) => {
       const p = principal(req.principal);
-      const row = await getRequest(ctx.db, req.params.id, p.kind === 'master' ? null : p.userId);
+      const row = await getRequest(ctx.db, req.params.id, p.kind === 'master' ? null : p.userId, await keyScope(ctx.db, p));
       if (!row) throw new AgwError('REQUEST_NOT_FOUND', `no request ${req.params.id} among your calls (records are kept ${ctx.config.logs.retentionDays} days)`);
       return detailView(row, await getBodies(ctx.db, row.id), p.kind === 'master');
     },

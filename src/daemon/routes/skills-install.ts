@@ -3,10 +3,10 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { AgwError } from '../../shared/errors.js';
 import { errorResponses } from '../../shared/schemas/common.js';
-import { InstallResult, SkillIdParams, SkillVersionParams } from '../../shared/schemas/skills.js';
+import { InstallQuery, InstallResult, SkillIdParams, SkillVersionParams } from '../../shared/schemas/skills.js';
 import { ACCOUNT_CREDENTIALS, requireAuth, userOf } from '../auth/principal.js';
 import { accessOf, canView, notFound } from '../marketplace/access.js';
-import { installSkill } from '../marketplace/install.js';
+import { assertInstallable, installSkill } from '../marketplace/install.js';
 import { sealOf } from '../marketplace/trust/seal.js';
 import { sealView } from '../marketplace/views.js';
 import { getVersion, parseManifest, skillById } from '../store/skills.js';
@@ -25,13 +25,15 @@ const skillsInstall: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx
       schema: {
         tags,
         summary: 'Install a skill; a paid skill is charged to the wallet on the first install only',
+        description: '`?version=` installs that version instead of the current one; a version its owner archived only for accounts that installed it before (403 VERSION_ARCHIVED).',
         security,
         params: SkillIdParams,
+        querystring: InstallQuery,
         response: { 200: InstallResult, ...errorResponses(400, 401, 402, 403, 404) },
       },
     },
     async (req) => {
-      const installed = await installSkill(ctx, userOf(req), req.params.id);
+      const installed = await installSkill(ctx, userOf(req), req.params.id, req.query.version);
       return { ...installed, ...sealView(await sealOf(ctx.db, installed.skillId, installed.version)) };
     },
   );
@@ -58,8 +60,8 @@ const skillsInstall: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx
         if (!canView(access)) throw notFound(id);
         throw new AgwError('NOT_INSTALLED', `install skill "${access.skill.slug}" before downloading it`);
       }
-      const v = await getVersion(ctx.db, id, version);
-      if (!v || (v.status === 'draft' && !access.isOwner)) throw new AgwError('VERSION_NOT_FOUND', `skill ${id} has no version "${version}"`);
+      await assertInstallable(ctx.db, access.skill, userOf(req).userId, version, access.isOwner);
+      const v = (await getVersion(ctx.db, id, version))!;
       const name = `${access.skill.slug}-${version.replace(/[^A-Za-z0-9._+-]/g, '_')}.tar.gz`;
       const { bundleStream } = await import('../marketplace/bundle-tar.js'); // tar, loaded with the first download
       // the 200 schema only documents the archive; the stream is sent as is (not serialized)

@@ -31,9 +31,9 @@ const skillsRead: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx })
       },
     },
     async (req) => {
-      const { q, category, sort = 'popular', page = 1, limit = 20 } = req.query;
+      const { q, category, owner, sort = 'popular', page = 1, limit = 20 } = req.query;
       if (category) checkCategory(ctx, category);
-      const { rows, total } = await searchSkills(ctx.db, { q, category: category || undefined, sort, page, limit });
+      const { rows, total } = await searchSkills(ctx.db, { q, category: category || undefined, ownerId: owner || undefined, sort, page, limit });
       return { items: rows.map(skillView), total, page, limit };
     },
   );

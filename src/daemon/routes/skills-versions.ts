@@ -3,13 +3,13 @@ import { errorResponses } from '../../shared/schemas/common.js';
 import { OwnerVersions, PatchVersionBody, Skill, SkillIdParams, SkillVersionParams, VersionFiles } from '../../shared/schemas/skills.js';
 import { ACCOUNT_CREDENTIALS, requireAuth, userOf } from '../auth/principal.js';
 import { ownedSkill } from '../marketplace/access.js';
-import { editNotes, ownedVersion, ownerVersions, republishVersion } from '../marketplace/owner.js';
+import { archiveVersion, editNotes, ownedVersion, ownerVersions, republishVersion } from '../marketplace/owner.js';
 import { sealView, skillView } from '../marketplace/views.js';
 import { sealOf } from '../marketplace/trust/seal.js';
 import { parseManifest, skillById } from '../store/skills.js';
 import type { RouteOptions } from './index.js';
 
-/** An owner's versions: the full list (drafts included), release notes, files, republish. */
+/** An owner's versions: the full list (drafts included), release notes, files, archive and republish. */
 const skillsVersions: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
   const tags = ['skills'];
   const security: Record<string, string[]>[] = [{ bearer: [] }, { session: [] }];
@@ -70,6 +70,23 @@ const skillsVersions: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ct
       },
     },
     async (req) => skillView(await republishVersion(ctx, userOf(req).userId, req.params.id, req.params.version)),
+  );
+
+  app.post(
+    '/skills/:id/versions/:version/archive',
+    {
+      preHandler: auth,
+      schema: {
+        tags,
+        summary: 'Withdraw one version: never current, installable only by accounts that installed it before',
+        description:
+          'The reverse of republish. Accounts that installed the version keep it (and may install it again); others get 403 VERSION_ARCHIVED. The only published version cannot be archived (409 LAST_PUBLISHED_VERSION): archive the skill instead. Archiving an archived version changes nothing.',
+        security,
+        params: SkillVersionParams,
+        response: { 200: Skill, ...errorResponses(400, 401, 403, 404, 409) },
+      },
+    },
+    async (req) => skillView(await archiveVersion(ctx, userOf(req).userId, req.params.id, req.params.version)),
   );
 };
 

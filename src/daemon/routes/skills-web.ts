@@ -3,8 +3,11 @@ import { accessOf, canView } from '../marketplace/access.js';
 import { currentDocs, publicVersions } from '../marketplace/public.js';
 import { sealOf } from '../marketplace/trust/seal.js';
 import { skillView } from '../marketplace/views.js';
+import { DAY_MS, installsSince } from '../store/skill-installs.js';
 import { searchSkills, type SkillSort } from '../store/skill-search.js';
-import { skillBySlug } from '../store/skills.js';
+import { displayName, skillBySlug } from '../store/skills.js';
+import { userById } from '../store/users.js';
+import { creatorPublicPage } from '../web/creator-public-page.js';
 import { sendNotFoundPage } from '../web/error-page.js';
 import { sendPage } from '../web/layout.js';
 import { htmlErrorHandler } from '../web/page-errors.js';
@@ -32,11 +35,15 @@ export function searchQuery(query: Record<string, unknown>): SkillsQuery {
   };
 }
 
+/** Skills listed on a creator's public page (GET /api/skills's largest page). */
+export const CREATOR_SKILLS = 100;
+
 /**
- * The public marketplace pages: `/skills` (search) and `/skills/{slug}` (one skill). They
- * read the store through the same functions as GET /api/skills, /api/skills/by-slug/{slug}
- * and /public-versions, with the same visibility: drafts are 404 pages; archived skills
- * only for their owner and earlier installers (signed in), with a note.
+ * The public marketplace pages: `/skills` (search), `/skills/{slug}` (one skill) and
+ * `/creators/{id}` (a creator's published skills). They read the store through the same
+ * functions as GET /api/skills (?owner=), /api/skills/by-slug/{slug} and /public-versions,
+ * with the same visibility: drafts are 404 pages; archived skills only for their owner and
+ * earlier installers (signed in), with a note; a creator without a published skill is a 404.
  */
 const skillsWeb: FastifyPluginAsync<RouteOptions> = async (app, { ctx }) => {
   app.setErrorHandler(htmlErrorHandler('/skills'));
@@ -63,7 +70,17 @@ const skillsWeb: FastifyPluginAsync<RouteOptions> = async (app, { ctx }) => {
     const { skillPage } = await import('../web/skill-page.js');
     const current = access.skill.current_version;
     const trust = current === null ? undefined : await sealOf(ctx.db, Number(access.skill.id), current);
-    return sendPage(reply, skillPage({ skill: skillView(access.skill), versions, docs, user: user ?? undefined, path: req.url, trust }));
+    const weeklyInstalls = await installsSince(ctx.db, Number(access.skill.id), Date.now() - 7 * DAY_MS);
+    return sendPage(reply, skillPage({ skill: skillView(access.skill), versions, docs, weeklyInstalls, user: user ?? undefined, path: req.url, trust }));
+  });
+
+  app.get('/creators/:id', { schema: { hide: true } }, async (req: FastifyRequest<{ Params: { id: string } }>, reply) => {
+    const user = await signedIn(ctx, req, reply);
+    const owner = req.params.id.length <= 100 ? await userById(ctx.db, req.params.id) : undefined;
+    const found = owner ? await searchSkills(ctx.db, { ownerId: owner.id, sort: 'popular', page: 1, limit: CREATOR_SKILLS }) : undefined;
+    if (!owner || !found || found.total === 0) return sendNotFoundPage(reply, 'There is no creator with published skills at this address.', user ?? undefined);
+    const name = displayName(owner.name, owner.email);
+    return sendPage(reply, creatorPublicPage({ name, items: found.rows.map(skillView), total: found.total, user: user ?? undefined, path: req.url }));
   });
 };
 

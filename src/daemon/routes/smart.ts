@@ -4,7 +4,8 @@ import { AgwError } from '../../shared/errors.js';
 import { errorResponses } from '../../shared/schemas/common.js';
 import { ChatCompletion, SmartChatBody, StrictParamsHeaders } from '../../shared/schemas/gateway.js';
 import { release, reserve } from '../money/calls.js';
-import { dearest, quoteTokens } from '../money/hold.js';
+import { bookingEstimate, dearest, quoteTokens } from '../money/hold.js';
+import { unpricedError, unpricedFeature } from '../money/unpriced.js';
 import { gatewayUser, requireGatewayAuth, storeVersionOf } from '../gateway/auth.js';
 import { Call, deliver, isEventStream, projectFor, upstreamMessage } from '../gateway/relay.js';
 import { readErrorBody } from '../gateway/redact.js';
@@ -15,9 +16,9 @@ import { allowsTarget, KeyModelRefusal } from '../gateway/model-allowlist.js';
 import { droppedHeader, maxOutputOf, strictParams, unsupported, USAGE_OF } from '../gateway/chat-call.js';
 import { countImages, promptBoundWithImages } from '../gateway/image-tokens.js';
 import { answerRewriters } from '../gateway/translate/answer.js';
-import { chatOutbound, cloudRewriters, isAwsEventStream } from '../gateway/cloud-chat.js';
+import { chatApiOf, chatOutbound, cloudRewriters, isAwsEventStream } from '../gateway/cloud-chat.js';
 import { providerAuthHeaders, UpstreamError } from '../gateway/upstream.js';
-import { estimatePromptTokens } from '../gateway/usage.js';
+import { hidesReasoning } from '../gateway/usage.js';
 import { requireModelAndMessages } from '../gateway/validate.js';
 import { requireSmartClass } from '../gateway/smart-class.js';
 import type { RouteOptions } from './index.js';
@@ -88,6 +89,8 @@ const smart: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
       if (!candidates.length) {
         throw await refusal(new AgwError('ALL_CANDIDATES_FAILED', `no candidate of ${cls} is available: none has a key, or all are cooling down after failures`));
       }
+      const extra = unpricedFeature(body);
+      if (extra !== undefined) throw unpricedError(extra, candidates[0].provider);
       // every candidate's body as it would be sent: the call holds the dearest of them
       const wires = candidates.map((c) => {
         const provider = ctx.config.providers.get(c.provider)!;
@@ -121,7 +124,7 @@ const smart: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
       const call = new Call(ctx, gw, reply, r);
       const tried: string[] = [];
       let lastStatus: number | null = null;
-      for (const { c, provider, out, images } of order) {
+      for (const { c, provider, out, quote } of order) {
         const headers: Record<string, string> = { 'content-type': 'application/json', accept: body.stream ? 'text/event-stream' : 'application/json', ...out.headers };
         providerAuthHeaders(provider, headers);
         r.droppedParams = out.dropped;
@@ -166,7 +169,7 @@ const smart: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
           provider,
           model: c.model,
           usageFormat: out.cloud?.usageFormat ?? USAGE_OF[out.format],
-          price: { kind: 'tokens', promptEstimate: estimatePromptTokens(out.body, images?.tokens) },
+          price: { kind: 'tokens', ...bookingEstimate(quote, hidesReasoning(chatApiOf(provider.def, c.model), c.model, out.body)) },
           rewriteSse: sse && rw.sse ? rw.sse() : undefined,
           rewriteJson: rw.json,
         });

@@ -4,7 +4,7 @@ import { errorResponses } from '../../shared/schemas/common.js';
 import { TopupBody, TransactionsQuery, WalletTransactions, WalletWithHolds } from '../../shared/schemas/wallet.js';
 import { nanoToUsd, usdToNano } from '../../shared/money.js';
 import { moneyOf } from '../money/index.js';
-import { ACCOUNT_CREDENTIALS, requireAuth, userOf } from '../auth/principal.js';
+import { ACCOUNT_CREDENTIALS, isLimitedKey, requireAuth, userOf } from '../auth/principal.js';
 import { credit, listTransactions } from '../money/wallets.js';
 import { loadWalletState, transactionView, walletView } from '../money/wallet-view.js';
 import type { RouteOptions } from './index.js';
@@ -42,11 +42,15 @@ const wallet: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => 
         summary: 'Wallet transactions, newest first (cursor pagination)',
         security,
         querystring: TransactionsQuery,
-        response: { 200: WalletTransactions, ...errorResponses(400, 401) },
+        response: { 200: WalletTransactions, ...errorResponses(400, 401, 403) },
       },
     },
     async (req) => {
       const u = userOf(req);
+      // the account's money, like its spend (/api/spend): not a limited key's to read
+      if (isLimitedKey(req.principal)) {
+        throw new AgwError('FORBIDDEN', 'a key with limits or an expiry cannot read the account’s wallet transactions: its own spend is its `spent` (agw keys list), its calls are in /api/requests');
+      }
       const limit = req.query.limit ?? 50;
       const rows = await listTransactions(ctx.db, u.userId, limit + 1, req.query.cursor ? Number(req.query.cursor) : undefined);
       const page = rows.slice(0, limit);

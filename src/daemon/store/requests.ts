@@ -52,6 +52,8 @@ export interface RequestFilter {
   model?: string;
   status?: 'ok' | 'error';
   keyId?: string;
+  /** a limited key's scope: only these keys' calls (itself and the keys made with it) */
+  keyIds?: readonly string[];
   projectId?: string;
   endpoint?: 'proxy' | 'smart' | 'chat';
 }
@@ -84,6 +86,10 @@ export function where(f: RequestFilter, extra: string[] = [], params: Param[] = 
   eq('provider_id', f.provider);
   eq('model', f.model);
   eq('key_id', f.keyId);
+  if (f.keyIds) {
+    terms.push(f.keyIds.length ? `key_id IN (${f.keyIds.map(() => '?').join(', ')})` : '1 = 0');
+    p.push(...f.keyIds);
+  }
   eq('project_id', f.projectId);
   eq('endpoint', f.endpoint);
   if (f.status) terms.push(`${ANSWER_SQL} ${f.status === 'ok' ? '<' : '>='} 400`);
@@ -114,9 +120,9 @@ export async function* eachRequest(q: Queryable, f: RequestFilter, pageSize = 10
   }
 }
 
-/** One record (of `userId`'s, unless null). */
-export async function getRequest(q: Queryable, id: string, userId: string | null): Promise<RequestRow | undefined> {
-  const w = where({ userId }, ['id = ?'], [id]);
+/** One record (of `userId`'s, unless null; of one of `keyIds`, when given). */
+export async function getRequest(q: Queryable, id: string, userId: string | null, keyIds?: readonly string[]): Promise<RequestRow | undefined> {
+  const w = where({ userId, keyIds }, ['id = ?'], [id]);
   const row = await q.get<RequestRow>(`SELECT ${COLUMNS} FROM usage_records WHERE ${w.sql}`, w.params);
   return row && numeric(row);
 }

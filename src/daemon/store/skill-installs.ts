@@ -32,6 +32,27 @@ export async function setInstalledVersion(q: Queryable, skillId: number, userId:
   await q.run('UPDATE skill_installs SET version = ? WHERE skill_id = ? AND user_id = ?', [version, skillId, userId]);
 }
 
+/** Notes that the account installed this version (migration 18); once per account and version. */
+export async function recordVersionInstall(q: Queryable, skillId: number, userId: string, version: string, now: number): Promise<void> {
+  await q.run(
+    `INSERT INTO skill_version_installs (skill_id, user_id, version, created_at) VALUES (?, ?, ?, ?)
+     ON CONFLICT (skill_id, user_id, version) DO NOTHING`,
+    [skillId, userId, version, now],
+  );
+}
+
+/** Whether the account ever installed this version (an archived version stays theirs). */
+export async function installedVersion(q: Queryable, skillId: number, userId: string, version: string): Promise<boolean> {
+  const row = await q.get('SELECT 1 AS x FROM skill_version_installs WHERE skill_id = ? AND user_id = ? AND version = ?', [skillId, userId, version]);
+  return row !== undefined;
+}
+
+/** First installs of a skill since `since` (epoch ms): its weekly installs with since = now − 7 days. */
+export async function installsSince(q: Queryable, skillId: number, since: number): Promise<number> {
+  const row = await q.get<{ n: number }>('SELECT COUNT(*) AS n FROM skill_installs WHERE skill_id = ? AND created_at >= ?', [skillId, since]);
+  return Number(row?.n ?? 0);
+}
+
 export async function bumpInstallCount(q: Queryable, skillId: number): Promise<void> {
   await q.run('UPDATE skills SET install_count = install_count + 1 WHERE id = ?', [skillId]);
 }

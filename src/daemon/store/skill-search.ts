@@ -7,6 +7,8 @@ export type SkillSort = 'popular' | 'recent' | 'name' | 'price';
 export interface SkillSearch {
   q?: string;
   category?: string;
+  /** Only this owner's skills (a creator's public page). */
+  ownerId?: string;
   sort: SkillSort;
   page: number;
   limit: number;
@@ -32,6 +34,10 @@ function where(s: SkillSearch): { sql: string; params: Param[] } {
   if (s.category) {
     parts.push('s.category = ?');
     params.push(s.category);
+  }
+  if (s.ownerId) {
+    parts.push('s.owner_id = ?');
+    params.push(s.ownerId);
   }
   const words = (s.q ?? '').split(/\s+/).filter(Boolean).slice(0, 10);
   for (const w of words) {

@@ -1,3 +1,4 @@
+import { pickCurrent } from '../../shared/skill-versions.js';
 import { forUpdate, type Queryable } from './db.js';
 
 /**
@@ -15,6 +16,8 @@ export interface SkillRow {
   price_nusd: number;
   status: SkillStatus;
   current_version: string | null;
+  /** The version the owner made current (migration 18); null: the rule decides. */
+  pinned_version: string | null;
   owner_id: string;
   install_count: number;
   created_at: number;
@@ -93,6 +96,7 @@ export interface SkillPatch {
   priceNusd?: number;
   status?: SkillStatus;
   currentVersion?: string | null;
+  pinnedVersion?: string | null;
 }
 
 const PATCH_COLUMNS: Record<keyof SkillPatch, string> = {
@@ -102,6 +106,7 @@ const PATCH_COLUMNS: Record<keyof SkillPatch, string> = {
   priceNusd: 'price_nusd',
   status: 'status',
   currentVersion: 'current_version',
+  pinnedVersion: 'pinned_version',
 };
 
 /** Updates the given columns and updated_at. */
@@ -115,6 +120,22 @@ export async function updateSkill(q: Queryable, id: number, patch: SkillPatch, n
   }
   sets.push('updated_at = ?');
   await q.run(`UPDATE skills SET ${sets.join(', ')} WHERE id = ?`, [...params, now, id]);
+}
+
+/** The current version by the rule (shared/skill-versions.ts) and the owner's pin, from the stored versions. */
+export async function currentOf(q: Queryable, skillId: number, pinned: string | null): Promise<string | null> {
+  return pickCurrent(await listVersions(q, skillId), pinned);
+}
+
+/** Migration 18: every skill's current version again, by the rule in force (prereleases never over a release). */
+export async function recomputeCurrentVersions(q: Queryable): Promise<void> {
+  const skills = await q.all<{ id: number; current_version: string | null; pinned_version: string | null }>(
+    'SELECT id, current_version, pinned_version FROM skills',
+  );
+  for (const s of skills) {
+    const current = await currentOf(q, Number(s.id), s.pinned_version);
+    if (current !== s.current_version) await q.run('UPDATE skills SET current_version = ? WHERE id = ?', [current, s.id]);
+  }
 }
 
 export function listVersions(q: Queryable, skillId: number): Promise<VersionRow[]> {

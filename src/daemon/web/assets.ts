@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { PORTAL_CSS } from './assets/portal-css.js';
 import { PORTAL_JS } from './assets/portal-js.js';
 import { SITE_JS } from './assets/site-js.js';
+import { FAVICON_SVG } from './assets/favicon-svg.js';
 
 /**
  * The portal's static files, held in memory. URLs carry a content hash (`?v=`), so
@@ -23,6 +24,7 @@ export const ASSETS: Record<string, Asset> = {
   'portal.css': asset(PORTAL_CSS, 'text/css; charset=utf-8'),
   'portal.js': asset(PORTAL_JS, 'text/javascript; charset=utf-8'),
   'site.js': asset(SITE_JS, 'text/javascript; charset=utf-8'),
+  'favicon.svg': asset(FAVICON_SVG, 'image/svg+xml'),
 };
 
 export function assetUrl(name: keyof typeof ASSETS & string): string {

@@ -8,7 +8,8 @@ import { renderPage, type PageUser } from './layout.js';
  * `/creator`: the signed-in creator's skills, from the same functions as
  * GET /api/skills/mine, /mine/timeseries and /skills/{id}/versions: installs and revenue
  * per day as server-rendered SVG charts, each skill with its figures, versions and status,
- * and buttons to archive or publish (plain forms: they work without JavaScript).
+ * and buttons to archive or publish a skill, archive, publish or make current one version
+ * (plain forms: they work without JavaScript).
  */
 export const CREATOR_RANGES = [7, 30, 90, 365];
 
@@ -29,17 +30,31 @@ function postButton(user: PageUser, action: string, fields: Record<string, strin
   return `<form method="post" action="${escapeHtml(action)}" class="inline">${hidden}<button type="submit" class="${cls}" aria-label="${escapeHtml(aria)}">${label}</button></form>`;
 }
 
+/**
+ * A version's buttons: a draft or archived one can be published; a published one archived
+ * (unless it is the only one: archive the skill instead) and made current (when it is not).
+ */
+function versionActions(user: PageUser, s: Mine, x: OwnerVersionsT['versions'][number], publishedCount: number): string {
+  const base = `/creator/skills/${s.id}`;
+  const v = encodeURIComponent(x.version);
+  if (x.status !== 'published') return postButton(user, `${base}/versions/${v}/publish`, {}, 'Publish', `Publish version ${x.version} of ${s.name}`);
+  const current = x.isCurrent ? '' : postButton(user, `${base}/current`, { version: x.version }, 'Make current', `Make version ${x.version} of ${s.name} current`);
+  const archive = publishedCount > 1 ? postButton(user, `${base}/versions/${v}/archive`, {}, 'Archive', `Archive version ${x.version} of ${s.name}`, 'danger') : '';
+  return current + archive;
+}
+
 function versionRows(user: PageUser, s: Mine, v: OwnerVersionsT | undefined): string {
   if (!v || !v.versions.length) return '<p class="note">No versions.</p>';
+  const publishedCount = v.versions.filter((x) => x.status === 'published').length;
   const rows = v.versions.map((x) => {
-    const action =
-      x.status === 'published'
-        ? ''
-        : postButton(user, `/creator/skills/${s.id}/versions/${encodeURIComponent(x.version)}/publish`, {}, 'Publish', `Publish version ${x.version} of ${s.name}`);
-    return `<tr data-version="${escapeHtml(x.version)}"><td>${escapeHtml(x.version)}${x.isCurrent ? ' <span class="tag">current</span>' : ''}</td>
-<td><span class="status ${x.status}">${x.status}</span></td><td class="hide-sm">${day(x.publishedAt)}</td><td class="num">${countData(x.installerCount)}</td><td>${action}</td></tr>`;
+    const tags = `${x.prerelease ? ' <span class="tag pre">prerelease</span>' : ''}${x.isCurrent ? ' <span class="tag">current</span>' : ''}`;
+    return `<tr data-version="${escapeHtml(x.version)}"><td>${escapeHtml(x.version)}${tags}</td>
+<td><span class="status ${x.status}">${x.status}</span></td><td class="hide-sm">${day(x.publishedAt)}</td><td class="num">${countData(x.installerCount)}</td><td class="actions">${versionActions(user, s, x, publishedCount)}</td></tr>`;
   });
-  return `<div class="scroll"><table><thead><tr><th scope="col">Version</th><th scope="col">Status</th><th scope="col" class="hide-sm">Published</th><th scope="col" class="num">On it</th><th scope="col"><span class="sr">Action</span></th></tr></thead><tbody>${rows.join('')}</tbody></table></div>`;
+  const pinned = v.currentVersionPinned
+    ? `<p class="note" data-pinned="${escapeHtml(v.currentVersion ?? '')}">You chose ${escapeHtml(v.currentVersion ?? '')} as the current version. ${postButton(user, `/creator/skills/${s.id}/current`, { version: '' }, 'Use the highest release', `Let the highest release of ${s.name} be current`)}</p>`
+    : '';
+  return `${pinned}<div class="scroll"><table><thead><tr><th scope="col">Version</th><th scope="col">Status</th><th scope="col" class="hide-sm">Published</th><th scope="col" class="num">On it</th><th scope="col"><span class="sr">Action</span></th></tr></thead><tbody>${rows.join('')}</tbody></table></div>`;
 }
 
 function skillCard(user: PageUser, s: Mine, v: OwnerVersionsT | undefined): string {
@@ -86,6 +101,6 @@ export function creatorPage(d: CreatorPageData): string {
 </section>
 <h2>Your skills</h2>
 <div class="grid" id="my-skills">${list}</div>
-<p class="note">Revenue is what your wallet was credited, after the platform fee. Archiving takes a skill out of the catalogue and stops new sales; accounts that installed it can still install and update it. Publishing a draft or archived version makes it the current one if it is the highest.</p>`;
+<p class="note">Revenue is what your wallet was credited, after the platform fee. Archiving takes a skill out of the catalogue and stops new sales; accounts that installed it can still install and update it. Archiving one version withdraws it: accounts that installed it keep it, nobody else can install it, and it is never current. The current version is the highest published release (a prerelease only when there is no release), unless you make another one current; publishing a release hands that back to the rule.</p>`;
   return renderPage({ title: 'Creator', body, nav: 'creator', user: d.user });
 }

@@ -14,6 +14,13 @@ const topupForm = `<form id="topup-form" class="row">
 const topupOff = (email: string) =>
   `<p class="note" id="topup-off">Self top-up is off on this service. To add credit, ask an operator to run <code>agw admin wallet credit ${escapeHtml(email)} AMOUNT</code>.</p>`;
 
+/** A new project: a plain form (works without the script), answered with a 303 back to this card. */
+const projectForm = (csrf: string) => `<form id="project-form" class="row" method="post" action="/api/portal/projects">
+    <input type="hidden" name="_csrf" value="${escapeHtml(csrf)}">
+    <div><label for="project-name">New project name</label><input id="project-name" name="name" type="text" maxlength="100" required placeholder="e.g. game"></div>
+    <button type="submit" id="project-create">Create project</button>
+  </form>`;
+
 /**
  * The dashboard's shell: headings, labelled controls and empty tables that the
  * dashboard script fills from the JSON API.
@@ -83,9 +90,10 @@ ${keySpendCard(th([['Key'], ...SPEND_COLS]))}
     <div class="scroll"><table>${th([['Alias'], ['Resolves to']])}<tbody id="ent-aliases"></tbody></table></div></details>
 </section>
 ${keysSection()}
-<section class="card wide" aria-labelledby="projects-h">
+<section class="card wide" aria-labelledby="projects-h" id="projects">
   <h2 id="projects-h">Projects</h2>
   <p class="note">Tag a call with a project by sending <code>X-Service-Project-Id: &lt;uid&gt;</code>.</p>
+  ${projectForm(user.csrfToken)}
   <div class="scroll"><table>${th([['Name'], ['Uid', 'hide-sm'], ['Role'], ['<span class="sr">Spend</span>']])}<tbody id="projects-rows"></tbody></table></div>
   <div id="project-spend" hidden>
     <h3 id="project-spend-title" tabindex="-1"></h3>

@@ -1,5 +1,6 @@
 /**
- * The dashboard's key section (CONTRACT "Keys with limits"): create a key with limits,
+ * The dashboard's key section (CONTRACT "Keys with limits"): create a key with limits (the
+ * budget period defaults to `total`, as the API's does),
  * the keys with what each spent and when it was last used, edit a key's limits, revoke.
  * Filled and driven by assets/portal-keys-js.ts over /api/keys with the session.
  */
@@ -11,7 +12,7 @@ function limitFields(p: 'new' | 'edit'): string {
   const f = (id: string, label: string, input: string) => `<div><label for="${p}-${id}">${label}</label>${input}</div>`;
   return `<div class="row limits">
     ${f('budget', 'Budget (USD)', `<input id="${p}-budget" type="number" min="0" max="1000000" step="0.01" inputmode="decimal" placeholder="no budget">`)}
-    ${f('period', 'per', `<select id="${p}-period"><option value="day">day</option><option value="week">week</option><option value="month">month</option><option value="total">in total</option></select>`)}
+    ${f('period', 'per', `<select id="${p}-period"><option value="day">day</option><option value="week">week</option><option value="month">month</option><option value="total" selected>in total</option></select>`)}
     ${f('rpm', 'Requests / min', `<input id="${p}-rpm" type="number" min="1" step="1" placeholder="no limit">`)}
     ${f('tpm', 'Tokens / min', `<input id="${p}-tpm" type="number" min="1" step="1" placeholder="no limit">`)}
     ${f('models', 'Models (comma-separated ids or aliases)', `<input id="${p}-models" type="text" maxlength="2000" placeholder="any model">`)}

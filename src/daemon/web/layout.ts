@@ -51,6 +51,7 @@ export function renderPage(opts: PageOptions): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(opts.title)} · agw</title>
+<link rel="icon" href="${assetUrl('favicon.svg')}" type="image/svg+xml">
 <link rel="stylesheet" href="${assetUrl('portal.css')}">
 ${opts.head ?? ''}${script ? `<script src="${assetUrl(script)}" defer></script>` : ''}
 </head>

@@ -17,7 +17,8 @@ import { escapeHtml } from './escape.js';
  * 2.17.5 are the newest whose dependencies run on agw's oldest Node (20.18.1); the next
  * ones need Node ≥ 20.19 (entities 8, htmlparser2 12).
  *
- * What a page gets: headings shifted one level down (the page has its own h1), links
+ * What a page gets: headings shifted one level down (the page has its own h1; release
+ * notes, under a version's h3, start at h4), links
  * only to http(s) and mailto (with rel="nofollow ugc noopener noreferrer"; relative links
  * point into the bundle, which is not served, so they become plain text), images as their
  * alt text (the CSP allows same-origin images only), code blocks with a language class.
@@ -33,32 +34,48 @@ md.renderer.rules.image = (tokens, idx) => {
 };
 
 const SAFE_HREF = /^(?:https?:\/\/|mailto:)/i;
-const shift = (level: number) => () => ({ tagName: `h${Math.min(level + 1, 6)}`, attribs: {} });
+/** A heading of level `level` in the source becomes h(level + below), at least h2 (the page has its h1), at most h6. */
+const shift = (level: number, below: number) => () => ({ tagName: `h${Math.max(2, Math.min(level + below, 6))}`, attribs: {} });
 
-const OPTIONS: sanitizeHtml.IOptions = {
-  allowedTags: [
-    'p', 'h2', 'h3', 'h4', 'h5', 'h6', 'blockquote', 'ul', 'ol', 'li', 'pre', 'code', 'em', 'strong', 's',
-    'a', 'hr', 'br', 'table', 'thead', 'tbody', 'tr', 'th', 'td', 'span',
-  ],
-  allowedAttributes: { a: ['href', 'title', 'rel'], ol: ['start'], span: ['class'], code: ['class'] },
-  allowedClasses: { code: [/^language-[\w+#.-]{1,40}$/], span: ['md-img', 'md-link'] },
-  allowedSchemes: ['http', 'https', 'mailto'],
-  allowProtocolRelative: false,
-  disallowedTagsMode: 'escape',
-  transformTags: {
-    h1: shift(1), h2: shift(2), h3: shift(3), h4: shift(4), h5: shift(5),
-    a: (tagName, attribs): sanitizeHtml.Tag => {
-      if (!SAFE_HREF.test(attribs.href ?? '')) return { tagName: 'span', attribs: { class: 'md-link' } };
-      const kept: sanitizeHtml.Attributes = { href: attribs.href };
-      if (attribs.title) kept.title = attribs.title;
-      return { tagName, attribs: { ...kept, rel: 'nofollow ugc noopener noreferrer' } };
+function options(below: number): sanitizeHtml.IOptions {
+  return {
+    allowedTags: [
+      'p', 'h2', 'h3', 'h4', 'h5', 'h6', 'blockquote', 'ul', 'ol', 'li', 'pre', 'code', 'em', 'strong', 's',
+      'a', 'hr', 'br', 'table', 'thead', 'tbody', 'tr', 'th', 'td', 'span',
+    ],
+    allowedAttributes: { a: ['href', 'title', 'rel'], ol: ['start'], span: ['class'], code: ['class'] },
+    allowedClasses: { code: [/^language-[\w+#.-]{1,40}$/], span: ['md-img', 'md-link'] },
+    allowedSchemes: ['http', 'https', 'mailto'],
+    allowProtocolRelative: false,
+    disallowedTagsMode: 'escape',
+    transformTags: {
+      h1: shift(1, below), h2: shift(2, below), h3: shift(3, below), h4: shift(4, below), h5: shift(5, below), h6: shift(6, below),
+      a: (tagName, attribs): sanitizeHtml.Tag => {
+        if (!SAFE_HREF.test(attribs.href ?? '')) return { tagName: 'span', attribs: { class: 'md-link' } };
+        const kept: sanitizeHtml.Attributes = { href: attribs.href };
+        if (attribs.title) kept.title = attribs.title;
+        return { tagName, attribs: { ...kept, rel: 'nofollow ugc noopener noreferrer' } };
+      },
     },
-  },
-};
+  };
+}
 
-/** Safe HTML of one Markdown document (trusted output: every byte went through the sanitizer). */
-export function renderMarkdown(source: string): string {
+/** The sanitizer's options per shift (0-5), made on first use. */
+const OPTIONS = new Map<number, sanitizeHtml.IOptions>();
+const optionsFor = (below: number) => OPTIONS.get(below) ?? OPTIONS.set(below, options(below)).get(below)!;
+
+/**
+ * Safe HTML of one Markdown document (trusted output: every byte went through the
+ * sanitizer). Headings move one level down by default (a document under the page's h1:
+ * SKILL.md, README); with `topHeading` the document's highest heading becomes that level and
+ * the others follow (release notes under a version's h3: a changelog's `### Added` is h4).
+ */
+export function renderMarkdown(source: string, topHeading?: 4): string {
   const cut = source.length > MARKDOWN_MAX_CHARS;
-  const html = sanitizeHtml(md.render(cut ? source.slice(0, MARKDOWN_MAX_CHARS) : source), OPTIONS);
+  const text = cut ? source.slice(0, MARKDOWN_MAX_CHARS) : source;
+  const tokens = md.parse(text, {});
+  const levels = tokens.filter((t) => t.type === 'heading_open').map((t) => Number(t.tag.slice(1)));
+  const below = topHeading === undefined || levels.length === 0 ? 1 : Math.max(0, topHeading - Math.min(...levels));
+  const html = sanitizeHtml(md.renderer.render(tokens, md.options, {}), optionsFor(below));
   return cut ? `${html}<p class="note">(The rest of this document is not shown: it is longer than ${MARKDOWN_MAX_CHARS} characters.)</p>` : html;
 }

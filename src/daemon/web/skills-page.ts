@@ -49,13 +49,14 @@ export function searchUrl(q: SkillsQuery, page: number): string {
   return s ? `/skills?${s}` : '/skills';
 }
 
-function card(s: SkillT): string {
+/** One skill in a list (/skills, a creator's page). */
+export function card(s: SkillT): string {
   return `<li class="skill" data-slug="${escapeHtml(s.slug)}">
   <h2><a href="/skills/${encodeURIComponent(s.slug)}">${escapeHtml(s.name)}</a></h2>
   <p>${escapeHtml(s.description)}</p>
   <p class="meta"><span class="tag">${escapeHtml(s.category)}</span> <span>${price(s.price)}</span>
     <span class="installs">${countData(s.installCount)} ${s.installCount === 1 ? 'install' : 'installs'}</span>
-    <span>by ${escapeHtml(s.ownerName)}</span>${s.currentVersion ? ` <span>v${escapeHtml(s.currentVersion)}</span>` : ''}</p>
+    <span>by <a href="/creators/${encodeURIComponent(s.ownerId)}">${escapeHtml(s.ownerName)}</a></span>${s.currentVersion ? ` <span>v${escapeHtml(s.currentVersion)}</span>` : ''}</p>
 </li>`;
 }
 

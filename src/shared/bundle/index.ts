@@ -15,4 +15,4 @@ export {
 } from './fields.js';
 export { TOOL_MANIFEST_MAX_DEPTH, jsonErrorPlace, TOOL_NAME_PATTERN, checkToolManifest, isToolManifestPath, jsonDepth, schemaError } from './tools.js';
 export { bundleErrorCode, bundleErrorStatus, validateBundle, type BundleErrorCode, type BundleValidation, type ValidateOptions } from './validate.js';
-export { DEFAULT_IGNORES, IGNORE_FILE, MAX_WALK_ENTRIES, compileIgnore, readBundleDir, type ReadBundleOptions } from './read-dir.js';
+export { DEFAULT_IGNORES, IGNORE_FILE, LOCKFILE_PATH, MAX_WALK_ENTRIES, OWN_FILE_NAMES, compileIgnore, packFileName, readBundleDir, type ReadBundleOptions } from './read-dir.js';

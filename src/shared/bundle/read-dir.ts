@@ -3,6 +3,7 @@ import { constants } from 'node:fs';
 import { lstat, open, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import ignore from 'ignore';
+import { checkSkillName, parseFrontMatter } from './frontmatter.js';
 import { isToolManifestPath } from './tools.js';
 import { MAX_FILE_BYTES, MAX_FILES, SKILL_MD, type BundleEntry } from './types.js';
 
@@ -13,6 +14,33 @@ export interface ReadBundleOptions {
 
 export const DEFAULT_IGNORES = ['.git/', 'node_modules/', '.DS_Store'];
 export const IGNORE_FILE = '.agwignore';
+/**
+ * agw's own files, never part of a bundle whatever .agwignore says: the ignore file itself
+ * and `.gitkeep` (the template's placeholder for an empty folder) at any depth, and the
+ * installs' lockfile at the root. `agw skill pack`'s output, `NAME.tgz` at the root, is
+ * left out too (packFileName).
+ */
+export const OWN_FILE_NAMES = [IGNORE_FILE, '.gitkeep'];
+export const LOCKFILE_PATH = '.agents/skills.lock.json';
+
+/** What `agw skill pack` writes by default: `NAME.tgz`, NAME the front-matter name. */
+export const packFileName = (name: string) => `${name}.tgz`;
+
+/** The front-matter name of a SKILL.md (undefined when it has none that is valid). */
+function skillNameOf(content: Buffer | undefined): string | undefined {
+  const name = content ? parseFrontMatter(content.toString('utf8')).data?.name : undefined;
+  return typeof name === 'string' && checkSkillName(name) === null ? name : undefined;
+}
+
+/** Drops agw's own files (OWN_FILE_NAMES, the lockfile) and pack's output named after the skill. */
+function withoutOwnFiles(entries: BundleEntry[]): BundleEntry[] {
+  const name = skillNameOf(entries.find((e) => e.path === SKILL_MD && e.kind === 'file')?.content);
+  const packed = name === undefined ? undefined : packFileName(name);
+  return entries.filter((e) => {
+    if (e.path === LOCKFILE_PATH || e.path === packed) return false;
+    return !OWN_FILE_NAMES.includes(e.path.slice(e.path.lastIndexOf('/') + 1));
+  });
+}
 /** Stop walking after this many entries (the bundle is far over MAX_FILES anyway). */
 export const MAX_WALK_ENTRIES = 10_000;
 
@@ -81,8 +109,9 @@ async function readEntry(f: Found, wantContent: boolean): Promise<BundleEntry> {
 /**
  * Walk `dir` with lstat semantics: symlinks and special files become entries of their kind
  * (so the validator reports them), paths are relative POSIX, default ignores and `.agwignore`
- * apply. Content is read for files within MAX_FILE_BYTES; when the bundle has more than
- * MAX_FILES files only SKILL.md and tool manifests are read.
+ * apply, and agw's own files are left out (OWN_FILE_NAMES, the lockfile, pack's output).
+ * Content is read for files within MAX_FILE_BYTES; when the bundle has more than MAX_FILES
+ * files only SKILL.md and tool manifests are read.
  */
 export async function readBundleDir(dir: string, opts: ReadBundleOptions = {}): Promise<BundleEntry[]> {
   const ignored = compileIgnore([...DEFAULT_IGNORES, ...(opts.ignore ?? []), ...(await readIgnoreFile(dir))]);
@@ -106,5 +135,5 @@ export async function readBundleDir(dir: string, opts: ReadBundleOptions = {}): 
   const entries = await Promise.all(
     found.map((f) => readEntry(f, readAll || f.rel === SKILL_MD || isToolManifestPath(f.rel))),
   );
-  return entries.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return withoutOwnFiles(entries).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }

@@ -1,4 +1,5 @@
 import type { CloudSettings, ProviderDef } from '../providers/types.js';
+import { isSnapshotOf } from '../providers/index.js';
 import type { ConfigProblem } from './load.js';
 import type { ProviderKey } from './provider-keys.js';
 
@@ -75,8 +76,9 @@ export function resolveCloud(
 
 /**
  * The row a cloud's own model id is priced as, when the catalog (or config) has no row of
- * that id: the longest row of the provider that the id, as the cloud prices it (`pricedAs`:
- * Bedrock without a geographic inference profile's prefix), starts with. Lets an alias,
+ * that id: the longest row of the provider of which the id, as the cloud prices it
+ * (`pricedAs`: Bedrock without a geographic inference profile's prefix), is a dated snapshot
+ * (providers/index.ts isSnapshotOf: not another product that merely starts with it). Lets an alias,
  * smart-route or `models:` entry name the id the cloud takes (`us.anthropic.claude-…-v1:0`,
  * `claude-sonnet-4-5@20250929`, `gpt-4o-2024-11-20`) priced from the catalog.
  */
@@ -85,7 +87,7 @@ export function cloudModelRow<T extends { provider: string; model: string }>(def
   const key = def.pricedAs ? def.pricedAs(id) : id;
   let best: T | undefined;
   for (const r of rows) {
-    if (r.provider === def.id && key.startsWith(r.model) && (!best || r.model.length > best.model.length)) best = r;
+    if (r.provider === def.id && isSnapshotOf(key, r.model) && (!best || r.model.length > best.model.length)) best = r;
   }
   return best;
 }

@@ -114,7 +114,18 @@ export const DEFAULT_SMART_ROUTES: Record<SmartRouteClass, Target[]> = {
   ],
 };
 
+/**
+ * The contract's list (CONTRACT config example): general categories first, then the game
+ * studio's (the spec's built-in tool categories), then `other`, the default of a first publish.
+ */
 export const DEFAULT_CATEGORIES = [
+  'coding',
+  'data',
+  'writing',
+  'research',
+  'productivity',
+  'design',
+  'devops',
   'scene',
   'npc-dialogue',
   'audio-economy',

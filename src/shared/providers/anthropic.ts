@@ -40,4 +40,9 @@ export const anthropic = {
   // batches: https://docs.claude.com/en/docs/build-with-claude/batch-processing (50% of the price)
   freePaths: ['/v1/messages/count_tokens'],
   batchPaths: [/^\/v1\/messages\/batches\/?$/],
+  // the proxy forwards the Messages API only; GETs: model lists and info (https://docs.claude.com/en/api/models-list)
+  // a cap above the model's limit is refused: "max_tokens: 100000 > 64000, which is the maximum allowed
+  // number of output tokens for …" (400; https://docs.claude.com/en/docs/about-claude/models/overview)
+  outputCapEnforced: true,
+  proxyPaths: { post: [/^\/v1\/messages$/], get: [/^\/v1\/models(\/[^/]+)?$/] },
 } satisfies ProviderDef;

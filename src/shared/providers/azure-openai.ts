@@ -85,7 +85,17 @@ export const azureOpenai = {
       { model: 'gpt-4o', band: 'pro', maxOutputTokens: 16_384, contextTokens: 128_000 },
     ]),
   },
+  // inference on a deployment (and the v1 API's, the deployment named by `model`); batches refused;
+  // not fine-tuning, files, assistants or stored completions; GETs: the model list and model info
+  // the OpenAI models' own limits, refused above as OpenAI does ("max_tokens is too large")
+  outputCapEnforced: true,
+  proxyPaths: {
+    post: [/^\/openai\/deployments\/[^/]+\/(chat\/completions|completions|embeddings)$/, /^\/openai\/v1\/(chat\/completions|embeddings)$/],
+    get: [/^\/openai\/(v1\/)?models(\/[^/]+)?$/],
+  },
+  batchPaths: [/^\/openai\/(v1\/)?batches\/?$/],
   proxyTarget,
+  imageTokensAs: () => 'openai',
   chatFor: () => CHAT,
   chatUpstream,
 } satisfies ProviderDef;

@@ -139,7 +139,18 @@ export const bedrock = {
       { model: 'global.anthropic.claude-sonnet-4-5-20250929-v1:0', band: 'pro', maxOutputTokens: 64_000, contextTokens: 1_000_000, price: { inputPer1M: 3.0, outputPer1M: 15.0, cachedInputPer1M: 0.3, cacheWritePer1M: 3.75, cacheWrite1hPer1M: 6, tiers: [{ aboveInputTokens: 200_000, inputPer1M: 6, outputPer1M: 22.5, cachedInputPer1M: 0.6, cacheWritePer1M: 7.5, cacheWrite1hPer1M: 12 }] } },
     ]),
   },
+  // the runtime's inference operations on one model (https://docs.aws.amazon.com/bedrock/latest/APIReference/API_Operations_Amazon_Bedrock_Runtime.html);
+  // not StartAsyncInvoke (video, billed later) or ApplyGuardrail (per text unit); no GETs
+  // every model's inference parameters are checked against its documented range (ValidationException above
+  // it: https://docs.aws.amazon.com/bedrock/latest/userguide/model-parameters.html)
+  outputCapEnforced: true,
+  proxyPaths: { post: [/^\/model\/[^/]+\/(converse|converse-stream|invoke|invoke-with-response-stream)$/], get: [] },
+  // free: CountTokens (https://docs.aws.amazon.com/bedrock/latest/userguide/count-tokens.html: "no charge")
+  freePaths: [/^\/model\/[^/]+\/count-tokens$/],
+  // a model id may be an inference profile's ARN, its slash encoded
+  encodedSlashIn: /^\/model\/[^/]+\/[a-z-]+$/,
   proxyTarget,
+  imageTokensAs: (model: string) => (isAnthropic(model) ? 'anthropic' : undefined),
   chatFor: (model: string) => (isAnthropic(model) ? CLAUDE : CONVERSE),
   chatUpstream,
   pricedAs,

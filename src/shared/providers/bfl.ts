@@ -28,4 +28,6 @@ export const bfl = {
       { unit: 'image', price: 0.08, measure: 'request', description: 'any other FLUX endpoint, charged at the highest image rate' },
     ],
   },
+  // GETs through the proxy: a job's result by its id (https://docs.bfl.ai/api_integration/integration_guidelines)
+  proxyPaths: { get: [/^\/v1\/get_result$/] },
 } satisfies ProviderDef;

@@ -21,4 +21,6 @@ export const blockadelabs = {
       { unit: 'request', price: 0.1, measure: 'request', description: 'any other generation call, charged as one skybox' },
     ],
   },
+  // GETs through the proxy: one generation by its id and the style list (https://api-documentation.blockadelabs.com/api/); not the account's history
+  proxyPaths: { get: [/^\/api\/v1\/imagine\/requests\/[^/]+$/, /^\/api\/v1\/skybox\/styles$/, /^\/api\/v1\/skybox\/export\/[^/]+$/] },
 } satisfies ProviderDef;

@@ -36,4 +36,9 @@ export const cohere = {
   // https://docs.cohere.com/reference/create-embed-job, https://docs.cohere.com/reference/create-batch
   freePaths: ['/v1/tokenize', '/v1/detokenize'],
   batchPaths: [/^\/v1\/embed-jobs\/?$/, /^\/v2\/batches\/?$/],
+  // chat and embed, v1, v2 and the Compatibility API (https://docs.cohere.com/reference); not rerank (per search) or datasets
+  proxyPaths: {
+    post: [/^\/v[12]\/(chat|embed)$/, /^\/compatibility\/v1\/(chat\/completions|embeddings)$/],
+    get: [/^\/v1\/models(\/[^/]+)?$/],
+  },
 } satisfies ProviderDef;

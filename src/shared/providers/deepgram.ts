@@ -24,4 +24,6 @@ export const deepgram = {
       { unit: 'request', price: 0.0043, measure: 'request', description: 'any other API call, charged as one audio minute' },
     ],
   },
+  // GETs through the proxy: the model list (https://developers.deepgram.com/reference); not projects, keys, usage or balances
+  proxyPaths: { get: [/^\/v1\/models(\/[^/]+)?$/] },
 } satisfies ProviderDef;

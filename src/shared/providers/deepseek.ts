@@ -34,4 +34,7 @@ export const deepseek = {
       { model: 'deepseek-reasoner', band: 'standard', maxOutputTokens: 64_000, contextTokens: 131_072, price: { inputPer1M: 0.28, outputPer1M: 0.42, cachedInputPer1M: 0.028 } },
     ]),
   },
+  // chat and FIM completions (https://api-docs.deepseek.com/api/deepseek-api; /v1 and /beta are its aliases);
+  // not GET /user/balance (the operator's account); GETs: the model list
+  proxyPaths: { post: [/^(\/v1|\/beta)?\/(chat\/completions|completions)$/], get: [/^(\/v1)?\/models$/] },
 } satisfies ProviderDef;

@@ -21,4 +21,6 @@ export const elevenlabs = {
       { unit: 'request', price: 0.01, measure: 'request', description: 'any other API call, flat estimate' },
     ],
   },
+  // GETs through the proxy: models and voices (https://elevenlabs.io/docs/api-reference); not the history, the user or the subscription
+  proxyPaths: { get: [/^\/v1\/models$/, /^\/v[12]\/voices(\/[^/]+)?$/] },
 } satisfies ProviderDef;

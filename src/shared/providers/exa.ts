@@ -23,4 +23,6 @@ export const exa = {
       { unit: 'request', price: 0.005, measure: 'request', description: 'any other call, charged as one search' },
     ],
   },
+  // GETs through the proxy: none
+  proxyPaths: { get: [] },
 } satisfies ProviderDef;

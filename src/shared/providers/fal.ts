@@ -26,4 +26,6 @@ export const fal = {
       { unit: 'request', price: 0.05, measure: 'request', description: 'any other model, flat estimate per request' },
     ],
   },
+  // GETs through the proxy: none (fal.run answers synchronously)
+  proxyPaths: { get: [] },
 } satisfies ProviderDef;

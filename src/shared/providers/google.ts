@@ -37,4 +37,13 @@ export const google = {
   // https://ai.google.dev/gemini-api/docs/batch-mode (50% of the price)
   freePaths: [/^\/v1(beta)?\/models\/[^/]+:countTokens$/],
   batchPaths: [/:(batchGenerateContent|asyncBatchEmbedContent)$/],
+  // generating and embedding by a model (https://ai.google.dev/api); not cachedContents (storage billed by the
+  // hour), files, tuning or the OpenAI-compatible paths (answers in another usage shape); GETs: models and model info
+  // no more than the model's output token limit is written (https://ai.google.dev/gemini-api/docs/models:
+  // "Output token limit"; a larger maxOutputTokens is refused or cut to it)
+  outputCapEnforced: true,
+  proxyPaths: {
+    post: [/^\/v1(beta)?\/models\/[^/:]+:(generateContent|streamGenerateContent|embedContent|batchEmbedContents)$/],
+    get: [/^\/v1(beta)?\/models(\/[^/:]+)?$/],
+  },
 } satisfies ProviderDef;

@@ -32,4 +32,6 @@ export const groq = {
   },
   // batches: https://console.groq.com/docs/batch
   batchPaths: [/^\/v1\/batches\/?$/],
+  // chat completions and responses (https://console.groq.com/docs/api-reference); not audio (billed per hour of audio)
+  proxyPaths: { post: [/^\/v1\/(chat\/completions|responses)$/], get: [/^\/v1\/models(\/[^/]+)?$/] },
 } satisfies ProviderDef;

@@ -126,3 +126,27 @@ export function isFreePath(def: ProviderDef, path: string): boolean {
 export function isBatchPath(def: ProviderDef, path: string): boolean {
   return matches(def.batchPaths, path);
 }
+
+/**
+ * True when the proxy forwards a `method` call to `path` (the provider's own path, after a
+ * cloud's proxyTarget) at all: a GET only on the provider's `proxyPaths.get`; a POST on its
+ * `proxyPaths.post` when it names them (free and batch paths are asked about first).
+ */
+export function proxyAllows(def: ProviderDef, method: 'GET' | 'POST', path: string): boolean {
+  const rules = method === 'GET' ? def.proxyPaths?.get : def.proxyPaths?.post;
+  if (rules === undefined) return method === 'POST';
+  return rules.some((r) => r.test(path));
+}
+
+/** What a dated snapshot adds to its model's id: -2024-07-18, -20250929, @20250929, -v1:0, -001 (and their combinations). */
+const SNAPSHOT_SUFFIX = /^(?:-\d{4}-\d{2}-\d{2}|-\d{8}|@[\w.-]+|-v\d+(?::\d+)?|-\d{3})+$/;
+
+/**
+ * True when `id` is `model` or a dated snapshot of it (gpt-4o-mini-2024-07-18,
+ * claude-sonnet-4-5@20250929): priced as `model`. Another product whose id merely starts with
+ * it (o3-pro, gemini-2.5-flash-image, gpt-4o-mini-tts) is not: it is a model the catalog does
+ * not know.
+ */
+export function isSnapshotOf(id: string, model: string): boolean {
+  return id === model || (id.startsWith(model) && SNAPSHOT_SUFFIX.test(id.slice(model.length)));
+}

@@ -24,4 +24,6 @@ export const luma = {
       { unit: 'generation', price: 0.71, measure: 'request', description: 'any other generation call, charged as one Ray 2 video' },
     ],
   },
+  // GETs through the proxy: one generation by its id (https://docs.lumalabs.ai/reference); not the account's list
+  proxyPaths: { get: [/^\/dream-machine\/v1\/generations\/[^/]+$/, /^\/dream-machine\/v1\/generations\/camera_motion\/list$/] },
 } satisfies ProviderDef;

@@ -24,4 +24,6 @@ export const meshy = {
       { unit: 'request', price: 0.2, measure: 'request', description: 'any other task, charged as 10 credits' },
     ],
   },
+  // GETs through the proxy: one task by its id, or its stream (https://docs.meshy.ai/en/api); not the account's task lists
+  proxyPaths: { get: [/^\/openapi\/v[12]\/[a-z-]+\/[^/]+(\/stream)?$/] },
 } satisfies ProviderDef;

@@ -33,4 +33,6 @@ export const mistral = {
   },
   // batches: https://docs.mistral.ai/capabilities/batch/
   batchPaths: [/^\/v1\/batch\/jobs\/?$/],
+  // chat, FIM and embeddings (https://docs.mistral.ai/api/); not OCR (per page), files, fine-tuning, agents or libraries
+  proxyPaths: { post: [/^\/v1\/(chat\/completions|fim\/completions|embeddings)$/], get: [/^\/v1\/models(\/[^/]+)?$/] },
 } satisfies ProviderDef;

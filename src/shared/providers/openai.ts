@@ -37,4 +37,10 @@ export const openai = {
   // batches are billed at the batch price from the output file (https://platform.openai.com/docs/guides/batch)
   freePaths: ['/v1/responses/input_tokens'],
   batchPaths: [/^\/v1\/batches\/?$/],
+  // the proxy forwards inference only (fine-tuning, files, vector stores, audio and images would be
+  // booked at about $0, and GETs of files or stored responses are every tenant's): model lists and info
+  // a cap above the model's limit is refused: "max_tokens is too large: 20480. This model supports at
+  // most 16384 completion tokens" (400 invalid_request_error; https://platform.openai.com/docs/models)
+  outputCapEnforced: true,
+  proxyPaths: { post: [/^\/v1\/(chat\/completions|responses|completions|embeddings)$/], get: [/^\/v1\/models(\/[^/]+)?$/] },
 } satisfies ProviderDef;

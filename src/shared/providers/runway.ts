@@ -24,4 +24,6 @@ export const runway = {
       { unit: 'request', price: 0.25, measure: 'request', description: 'any other generation task, flat estimate' },
     ],
   },
+  // GETs through the proxy: one task by its id (https://docs.dev.runwayml.com/api/); not the organization
+  proxyPaths: { get: [/^\/v1\/tasks\/[^/]+$/] },
 } satisfies ProviderDef;

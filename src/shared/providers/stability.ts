@@ -23,4 +23,6 @@ export const stability = {
       { unit: 'image', price: 0.08, measure: 'request', description: 'any other image call, charged at the Ultra rate' },
     ],
   },
+  // GETs through the proxy: an async result by its id and the engine list (https://platform.stability.ai/docs/api-reference); not the balance
+  proxyPaths: { get: [/^\/v2beta\/results\/[^/]+$/, /^\/v1\/engines\/list$/] },
 } satisfies ProviderDef;

@@ -24,4 +24,6 @@ export const tavily = {
       { unit: 'request', price: 0.008, measure: 'request', description: 'any other call (crawl, map), charged as 1 credit' },
     ],
   },
+  // GETs through the proxy: none (not the account's usage)
+  proxyPaths: { get: [] },
 } satisfies ProviderDef;

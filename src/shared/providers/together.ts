@@ -32,4 +32,6 @@ export const together = {
   },
   // batches: https://docs.together.ai/docs/batch-inference
   batchPaths: [/^\/v1\/batches\/?$/],
+  // chat, completions, embeddings (https://docs.together.ai/reference); not images, audio, files or fine-tuning
+  proxyPaths: { post: [/^\/v1\/(chat\/completions|completions|embeddings)$/], get: [/^\/v1\/models$/] },
 } satisfies ProviderDef;

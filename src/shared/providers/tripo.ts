@@ -21,4 +21,6 @@ export const tripo = {
       { unit: 'model', price: 0.3, measure: 'request', description: 'any other call, charged as one model task' },
     ],
   },
+  // GETs through the proxy: one task by its id (https://platform.tripo3d.ai/docs); not the balance
+  proxyPaths: { get: [/^\/v2\/openapi\/task\/[^/]+$/] },
 } satisfies ProviderDef;

@@ -177,6 +177,34 @@ export interface ProviderDef {
    * provider's batch price): the proxy refuses them with 501 BATCH_NOT_METERED (batchPath).
    */
   batchPaths?: readonly (string | RegExp)[];
+  /**
+   * What the proxy forwards at all (daemon/routes/proxy.ts, after a cloud's proxyTarget): the
+   * provider account is shared by every tenant, so only what agw meters or what reveals no
+   * tenant's data passes (proxyAllows). `post`: the inference paths a token-priced provider's
+   * calls are metered on (absent: any POST, each priced by the provider's units); `get`: the
+   * GETs forwarded free (model lists and model info; a media provider's documented polling of
+   * one job by its id). Anything else: 403 PROXY_PATH_NOT_ALLOWED, never forwarded.
+   */
+  proxyPaths?: ProxyPaths;
+  /**
+   * Cloud providers: whose documented rule counts an image for `model` (the model's maker:
+   * Azure's GPT models as OpenAI, Claude as Anthropic, Gemini as Google); undefined: no
+   * documented rule (an image counts as any media part).
+   */
+  imageTokensAs?: (model: string) => 'openai' | 'anthropic' | 'google' | undefined;
+  /**
+   * True when the provider refuses (or cuts) an output cap above a model's documented limit,
+   * so a call through the proxy, whose body goes upstream as sent, can write no more than the
+   * catalog's maxOutputTokens: it is held for at most that. Absent: the provider writes what
+   * it is asked, up to the context window (Mistral, Together, …): a proxied call is held for
+   * what it asks, at most the context window, and for the window when it asks for no cap.
+   */
+  outputCapEnforced?: true;
+  /**
+   * Where a proxied path may carry an encoded slash (%2F) inside a segment (Bedrock: a model
+   * id that is an inference profile's ARN); anywhere else such a path is refused.
+   */
+  encodedSlashIn?: RegExp;
   usageFormat: UsageFormat;
   /** The quota a call through this provider consumes. */
   usageType: UsageType;
@@ -209,6 +237,12 @@ export interface ProviderDef {
   pricedAs?: (model: string) => string;
 }
 
+/** The proxy's allowlist of a provider (ProviderDef.proxyPaths): RegExps tested against the whole path. */
+export interface ProxyPaths {
+  post?: readonly RegExp[];
+  get: readonly RegExp[];
+}
+
 /** The settings of a cloud provider (config `providers.ID`), with their defaults applied. */
 export interface CloudSettings {
   /** azure-openai: model id -> deployment name */
@@ -226,8 +260,12 @@ export interface ProxyCall {
   bodyModel: string | null;
 }
 
-/** Where it goes upstream, and the model it is priced as; `error`: refused with 400 INVALID_REQUEST. */
-export type ProxyTarget = { path: string; query: string; model: string | null; error?: undefined } | { error: string };
+/**
+ * Where it goes upstream, and the model it is priced as; `error`: refused with 400
+ * INVALID_REQUEST, or with 403 PROXY_PATH_NOT_ALLOWED when `notAllowed` (a path outside the
+ * configured project or location).
+ */
+export type ProxyTarget = { path: string; query: string; model: string | null; error?: undefined } | { error: string; notAllowed?: boolean };
 
 /**
  * The upstream request of a call in one of the gateway's chat formats (the alias and

@@ -21,6 +21,11 @@ function proxyTarget(call: ProxyCall, s: CloudSettings): ProxyTarget {
   let path = call.path;
   if (path.startsWith('/publishers/')) path = `${prefix(s)}${path}`;
   else if (path.startsWith('/models/')) path = `${prefix(s)}/publishers/google${path}`;
+  // the service account reaches every project it has a role in: only the configured one is served
+  const scope = /^\/v1(?:beta1)?\/projects\/([^/]+)\/locations\/([^/]+)\//.exec(path);
+  if (scope && (scope[1] !== s.project || scope[2] !== s.location)) {
+    return { error: `only project ${s.project}, location ${s.location} is served (providers.vertex.project / location)`, notAllowed: true };
+  }
   const m = /\/models\/([^/:]+)/.exec(path);
   let model: string | null = null;
   if (m) {
@@ -114,7 +119,25 @@ export const vertex = {
       },
     ]),
   },
+  // a publisher model's inference in the configured project and location (proxyTarget refuses any other);
+  // not custom or batch prediction jobs, endpoints, tuning or any other resource of the project; GETs:
+  // publisher model info (the public model garden, no project resource)
+  // Gemini: "Unable to submit request because it has a maxOutputTokens value of … but the supported range
+  // is from 1 (inclusive) to 65537 (exclusive)"; Claude: Anthropic's own check of max_tokens
+  outputCapEnforced: true,
+  proxyPaths: {
+    post: [/^\/v1(beta1)?\/projects\/[^/]+\/locations\/[^/]+\/publishers\/(google|anthropic)\/models\/[^/:]+:(generateContent|streamGenerateContent|rawPredict|streamRawPredict)$/],
+    get: [/^\/v1(beta1)?\/publishers\/(google|anthropic)\/models(\/[^/:]+)?$/],
+  },
+  batchPaths: [/^\/v1(beta1)?\/projects\/[^/]+\/locations\/[^/]+\/batchPredictionJobs\/?$/],
+  // free: Gemini's countTokens / computeTokens, Claude's count-tokens endpoint ("no charge":
+  // https://cloud.google.com/vertex-ai/generative-ai/docs/partner-models/claude/count-tokens)
+  freePaths: [
+    /^\/v1(beta1)?\/projects\/[^/]+\/locations\/[^/]+\/publishers\/google\/models\/[^/:]+:(countTokens|computeTokens)$/,
+    /^\/v1(beta1)?\/projects\/[^/]+\/locations\/[^/]+\/publishers\/anthropic\/models\/count-tokens:rawPredict$/,
+  ],
   proxyTarget,
+  imageTokensAs: (model: string) => (isClaude(model) ? 'anthropic' : 'google'),
   chatFor: (model: string) => (isClaude(model) ? CLAUDE : GEMINI),
   chatUpstream,
 } satisfies ProviderDef;

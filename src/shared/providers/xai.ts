@@ -32,4 +32,6 @@ export const xai = {
   // free: POST /v1/tokenize-text (https://docs.x.ai/docs/api-reference); batches: /v1/batches
   freePaths: ['/v1/tokenize-text'],
   batchPaths: [/^\/v1\/batches\/?$/],
+  // chat completions, responses, the Anthropic-compatible messages (https://docs.x.ai/docs/api-reference); not images (per image)
+  proxyPaths: { post: [/^\/v1\/(chat\/completions|responses|messages)$/], get: [/^\/v1\/(models|language-models)(\/[^/]+)?$/] },
 } satisfies ProviderDef;

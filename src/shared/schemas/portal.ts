@@ -76,13 +76,20 @@ export const CreatedKey = Type.Object(
 export const KeyIdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) });
 export const RevokedKey = Type.Object({ id: Type.String(), revoked: Type.Literal(true) }, { title: 'PortalRevokedKey' });
 
-export const PortalProjects = Type.Object(
+export const PortalProject = Type.Object(
+  { uid: Type.String(), name: Type.String(), role: Type.String(), createdAt: DateTime() },
+  { title: 'PortalProject' },
+);
+
+export const PortalProjects = Type.Object({ items: Type.Array(PortalProject) }, { title: 'PortalProjects' });
+
+/** A new project (JSON or the dashboard's form; `_csrf` comes with the form). */
+export const CreateProjectBody = Type.Object(
   {
-    items: Type.Array(
-      Type.Object({ uid: Type.String(), name: Type.String(), role: Type.String(), createdAt: DateTime() }),
-    ),
+    name: Type.String({ minLength: 1, maxLength: 100, pattern: '\\S', description: 'The project\'s name (not only blanks)' }),
+    _csrf: Type.Optional(Type.String({ maxLength: 200 })),
   },
-  { title: 'PortalProjects' },
+  { additionalProperties: false },
 );
 
 const Band = Type.Union([Type.Literal('lite'), Type.Literal('standard'), Type.Literal('pro'), Type.Literal('premium')]);

@@ -39,6 +39,7 @@ export const SkillSearchQuery = Type.Object(
   {
     q: Type.Optional(Type.String({ maxLength: 200, description: 'Words matched in name, slug and description' })),
     category: Type.Optional(Type.String({ maxLength: 100 })),
+    owner: Type.Optional(Type.String({ maxLength: 100, description: 'Only the skills of this user id (ownerId of the Skill record)' })),
     sort: Type.Optional(
       Type.Union([Type.Literal('popular'), Type.Literal('recent'), Type.Literal('name'), Type.Literal('price')], {
         default: 'popular',
@@ -164,6 +165,9 @@ const VersionCommon = {
   notesUpdatedByName: Type.Union([Type.String(), Type.Null()]),
   digest: Digest,
   signature: VersionSignature,
+  /** published; archived (withdrawn by its owner: listed for the owner and earlier installers only); draft (the owner's list) */
+  status: SkillStatus,
+  prerelease: Type.Boolean({ description: 'A SemVer prerelease (1.2.0-beta.1): never current over a release unless the owner makes it so' }),
 };
 
 export const PublicVersions = Type.Object(
@@ -182,7 +186,8 @@ export const OwnerVersions = Type.Object(
     skillId: Type.Integer(),
     slug: Type.String(),
     currentVersion: NullableString,
-    versions: Type.Array(Type.Object({ ...VersionCommon, status: SkillStatus, fileCount: Type.Integer(), size: Type.Integer() })),
+    currentVersionPinned: Type.Boolean({ description: 'The owner chose the current version (PATCH {currentVersion}); false: the rule decides' }),
+    versions: Type.Array(Type.Object({ ...VersionCommon, fileCount: Type.Integer(), size: Type.Integer() })),
   },
   { title: 'OwnerVersions' },
 );
@@ -195,6 +200,11 @@ export const PatchSkillBody = Type.Object(
     category: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
     price: Type.Optional(Type.Number({ minimum: 0, maximum: 10000, description: 'USD' })),
     status: Type.Optional(SkillStatus),
+    currentVersion: Type.Optional(
+      Type.Union([Type.String({ minLength: 1, maxLength: 64, pattern: VERSION_PATTERN }), Type.Null()], {
+        description: 'Make this published version current (a prerelease too); null: back to the rule, the highest published release',
+      }),
+    ),
   },
   { additionalProperties: false, minProperties: 1 },
 );
@@ -205,6 +215,15 @@ export const PatchVersionBody = Type.Object({ notes: Type.String({ maxLength: 20
 export const VersionFiles = Type.Object(
   { files: Type.Array(Type.Object({ path: Type.String(), size: Type.Integer(), sha256: Type.String() })), digest: Digest, signature: VersionSignature },
   { title: 'VersionFiles' },
+);
+
+export const InstallQuery = Type.Object(
+  {
+    version: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 64, pattern: VERSION_PATTERN, description: 'Install this version instead of the current one (an archived one only for accounts that installed it before)' }),
+    ),
+  },
+  { additionalProperties: false },
 );
 
 export const InstallResult = Type.Object(

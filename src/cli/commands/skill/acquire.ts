@@ -56,6 +56,9 @@ export async function acquire(api: Api, skill: SkillT, wanted: string | undefine
   const version = wanted ?? skill.currentVersion;
   if (!version) throw new CliError(`${skill.slug} has no published version`, undefined, 'VERSION_NOT_FOUND');
   const base = `/skills/${skill.id}/versions/${encodeURIComponent(version)}`;
+  let tgz: Buffer | null = null;
+  // a version asked for must be there before anything is installed or charged (an owner may fetch a draft)
+  if (wanted !== undefined) tgz = await wantedVersion(api, skill, wanted, base);
   const seal = await fetchSeal(api, skill.id, version);
   if (pinned?.digest && pinned.digest !== seal.digest) {
     throw new CliError(
@@ -67,9 +70,6 @@ export async function acquire(api: Api, skill: SkillT, wanted: string | undefine
   await confirmFindings({ slug: skill.slug, version }, seal.findings, yes);
   const keys = await fetchKeys(api);
 
-  let tgz: Buffer | null = null;
-  // a version asked for must be there before anything is installed or charged (an owner may fetch a draft)
-  if (wanted !== undefined) tgz = await wantedVersion(api, skill, wanted, base);
   if (skill.price > 0 && !tgz) {
     try {
       tgz = await download(api, base); // allowed to owners and earlier buyers only
@@ -78,7 +78,8 @@ export async function acquire(api: Api, skill: SkillT, wanted: string | undefine
       await confirmPurchase({ slug: skill.slug, version, price: skill.price }, () => api.get<WalletT>('/wallet'), yes);
     }
   }
-  const result = await api.json<InstallResultT>('POST', `/skills/${skill.id}/install`);
+  // the version asked for is the one recorded (and an archived one only for accounts that had it: 403 VERSION_ARCHIVED)
+  const result = await api.json<InstallResultT>('POST', `/skills/${skill.id}/install`, { query: { version: wanted } });
   tgz ??= await download(api, base);
   const listed = await fileList(api, base);
   const files = await readTarGz(tgz);

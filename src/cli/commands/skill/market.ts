@@ -5,6 +5,7 @@ import type { GlobalOpts } from '../../auth.js';
 import { CliError, UsageError } from '../../errors.js';
 import { usd, when } from '../../format.js';
 import { bold, dim, isTty, printJson, printKv, printTable } from '../../output.js';
+import { isPrerelease } from '../../../shared/skill-versions.js';
 import { notesFrom } from './publish.js';
 import { getSkill, skillId } from './resolve.js';
 
@@ -52,26 +53,56 @@ export async function info(ref: string, opts: GlobalOpts): Promise<void> {
   process.stdout.write(dim(`\ninstall: agw skill install ${s.slug}\n`));
 }
 
-export async function versions(ref: string, opts: GlobalOpts & { all?: boolean }): Promise<void> {
+export interface VersionsOpts extends GlobalOpts {
+  all?: boolean;
+  archive?: string;
+  setCurrent?: string;
+  autoCurrent?: boolean;
+}
+
+/** A version as the table shows it: `*` current, `(prerelease)` for a SemVer prerelease (also from older daemons). */
+const versionCell = (x: { version: string; isCurrent: boolean; prerelease?: boolean }) =>
+  `${x.version}${x.prerelease ?? isPrerelease(x.version) ? ' (prerelease)' : ''}${x.isCurrent ? ' *' : ''}`;
+
+/**
+ * `agw skill versions SKILL`: the versions, prereleases marked; `--all` (owner) adds drafts
+ * and archived ones with their status. The owner's changes, each followed by the owner's
+ * list: `--archive V` withdraws one version, `--set-current V` makes a published version
+ * current, `--auto-current` hands that back to the rule (the highest published release).
+ */
+export async function versions(ref: string, opts: VersionsOpts): Promise<void> {
+  const changes = [opts.archive !== undefined, opts.setCurrent !== undefined, opts.autoCurrent === true].filter(Boolean).length;
+  if (changes > 1) throw new UsageError('use one of --archive, --set-current and --auto-current at a time');
   const api = await Api.open(opts);
   const id = await skillId(api, ref);
-  const v = opts.all
+  let done: string | undefined;
+  if (opts.archive !== undefined) {
+    await api.json('POST', `/skills/${id}/versions/${encodeURIComponent(opts.archive)}/archive`);
+    done = `archived ${opts.archive}: only accounts that installed it can install it again`;
+  } else if (opts.setCurrent !== undefined || opts.autoCurrent) {
+    const s = await api.json<SkillT>('PATCH', `/skills/${id}`, { json: { currentVersion: opts.setCurrent ?? null } });
+    done = opts.autoCurrent ? `current version by the rule: ${s.currentVersion ?? '-'}` : `current version: ${s.currentVersion}`;
+  }
+  const owner = opts.all || done !== undefined;
+  const v = owner
     ? await api.get<OwnerVersionsT>(`/skills/${id}/versions`)
     : await api.get<PublicVersionsT>(`/skills/${id}/public-versions`, { auth: 'none' });
   if (opts.json) return printJson(v);
-  process.stdout.write(`${bold(v.slug)} (id ${v.skillId}), current ${v.currentVersion ?? '-'}\n`);
+  if (done) process.stderr.write(`${done}\n`);
+  const pinned = 'currentVersionPinned' in v && v.currentVersionPinned ? ' (chosen by the owner)' : '';
+  process.stdout.write(`${bold(v.slug)} (id ${v.skillId}), current ${v.currentVersion ?? '-'}${pinned}\n`);
   const rows = v.versions.map((x) => {
-    const status = 'status' in x ? [String(x.status)] : [];
+    const status = owner ? [String(x.status)] : [];
     const edited = x.notesUpdatedAt ? ` (edited by ${x.notesUpdatedByName ?? '?'})` : '';
-    return [x.isCurrent ? `${x.version} *` : x.version, ...status, when(x.publishedAt), x.installerCount, firstLine(x.notes, isTty() ? 60 : Infinity) + edited];
+    return [versionCell(x), ...status, when(x.publishedAt), x.installerCount, firstLine(x.notes, isTty() ? 60 : Infinity) + edited];
   });
-  printTable(['VERSION', ...(opts.all ? ['STATUS'] : []), 'PUBLISHED', 'INSTALLS', 'NOTES'], rows);
+  printTable(['VERSION', ...(owner ? ['STATUS'] : []), 'PUBLISHED', 'INSTALLS', 'NOTES'], rows);
 }
 
 export async function notes(ref: string, version: string, opts: GlobalOpts & { set?: string; file?: string }): Promise<void> {
   const api = await Api.open(opts);
   const id = await skillId(api, ref);
-  const text = await notesFrom(opts.set, opts.file, '--set or --file');
+  const text = await notesFrom(opts.set, opts.file, '--set or --file', version);
   if (text === undefined) {
     const v = await api.get<PublicVersionsT>(`/skills/${id}/public-versions`, { auth: 'none' });
     const found = v.versions.find((x) => x.version === version);

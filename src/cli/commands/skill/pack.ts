@@ -5,8 +5,9 @@
  */
 import { createHash } from 'node:crypto';
 import { rename, writeFile } from 'node:fs/promises';
-import { relative, resolve } from 'node:path';
-import { CliError } from '../../errors.js';
+import { relative, resolve, sep } from 'node:path';
+import { packFileName } from '../../../shared/bundle/index.js';
+import { CliError, UsageError } from '../../errors.js';
 import { dim, printJson } from '../../output.js';
 import { formatProblem, loadBundle, printWarnings, type LocalBundle } from './bundle.js';
 
@@ -40,9 +41,16 @@ export function assertValid(b: LocalBundle): void {
 export async function pack(dirArg: string | undefined, opts: { out?: string; json?: boolean }): Promise<void> {
   const bundle = await loadBundle(dirArg);
   assertValid(bundle);
-  const file = resolve(opts.out ?? `${bundle.validation.meta!.name}.tgz`);
-  // a pack written into the bundle folder must not end up in the next pack
-  bundle.entries = bundle.entries.filter((e) => resolve(bundle.dir, e.path) !== file);
+  const name = bundle.validation.meta!.name;
+  const file = resolve(opts.out ?? packFileName(name));
+  // NAME.tgz at the bundle's root is left out of every pack and publish (read-dir.ts); any other file written into the bundle would ship with the next publish
+  const own = resolve(bundle.dir, packFileName(name));
+  if (file !== own && file.startsWith(bundle.dir + sep)) {
+    throw new UsageError(
+      `${relative(process.cwd(), file)} is inside the skill folder, so the next publish would ship it`,
+      `write it outside the folder (-o ../${packFileName(name)}), or as ${packFileName(name)} at the folder's root, which agw always leaves out`,
+    );
+  }
   const tgz = await packBundle(bundle);
   const tmp = `${file}.${process.pid}.tmp`;
   await writeFile(tmp, tgz);

@@ -13,6 +13,7 @@ import { hasErrors, scanBundle, type Finding } from '../../../shared/scan/index.
 import { findingLine } from './confirm.js';
 import { bold, printJson, printTable, useColor } from '../../output.js';
 import { fileCount, formatProblem, loadBundle } from './bundle.js';
+import { changelogSection } from './changelog.js';
 import { buildMultipart, type FilePart } from './multipart.js';
 import { assertValid } from './pack.js';
 import { checkDescription, checkRemote, checkVersion } from './precheck.js';
@@ -30,15 +31,26 @@ export interface PublishOpts extends GlobalOpts {
   allowNonSemver?: boolean;
 }
 
-/** Release notes from --notes or --notes-file (not both). */
-export async function notesFrom(text: string | undefined, file: string | undefined, flags = '--notes or --notes-file'): Promise<string | undefined> {
+/**
+ * Release notes from --notes or --notes-file (not both). From a file, `version`'s section
+ * when the file is a changelog with version headings (changelog.ts), else the whole file.
+ */
+export async function notesFrom(text: string | undefined, file: string | undefined, flags = '--notes or --notes-file', version?: string): Promise<string | undefined> {
   if (text !== undefined && file !== undefined) throw new UsageError(`use ${flags}, not both`);
   if (file === undefined) return text;
+  let content: string;
   try {
-    return await readFile(file, 'utf8');
+    content = await readFile(file, 'utf8');
   } catch (e) {
     throw new UsageError(`cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
   }
+  if (version === undefined) return content;
+  const section = changelogSection(content, version);
+  if (section.notes === null) {
+    const shown = section.versions.slice(0, 5).join(', ') + (section.versions.length > 5 ? ', …' : '');
+    throw new UsageError(`${file} has no section for version ${version} (it has ${shown})`, `add a "## [${version}]" heading with this version's changes, or pass the notes with --notes`);
+  }
+  return section.notes;
 }
 
 function priceField(raw: string | undefined): string | undefined {
@@ -51,7 +63,7 @@ function priceField(raw: string | undefined): string | undefined {
 export async function publish(dirArg: string | undefined, opts: PublishOpts): Promise<void> {
   checkVersion(opts.version, opts.allowNonSemver);
   const price = priceField(opts.price);
-  const notes = await notesFrom(opts.notes, opts.notesFile);
+  const notes = await notesFrom(opts.notes, opts.notesFile, undefined, opts.version);
   const bundle = await loadBundle(dirArg);
   assertValid(bundle);
   checkDescription(bundle.validation);

@@ -102,8 +102,8 @@ export class EventStreamUsageTap {
     return this.sse.errorOnly;
   }
 
-  usage(promptEstimate: number): TokenUsage {
-    return this.sse.usage(promptEstimate);
+  usage(promptEstimate: number, completionFloor = 0): TokenUsage {
+    return this.sse.usage(promptEstimate, completionFloor);
   }
 }
 

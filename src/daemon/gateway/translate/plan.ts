@@ -4,6 +4,7 @@ import { adaptCommon, commonToNeutral, neutralToCommon } from './common-request.
 import { neutralToGemini } from './gemini-request.js';
 import { adaptMessages, messagesToNeutral, neutralToMessages } from './messages-request.js';
 import { drop, dropAsCaller, type NeutralRequest } from './neutral.js';
+import { DEARER_TIERS } from '../../money/unpriced.js';
 
 /**
  * The request one chat call sends upstream, from the caller's body in the common or the
@@ -73,11 +74,19 @@ function sameFormat(i: Inbound, t: CallTarget, api: ChatApi): Outbound {
   for (const k of ['max_completion_tokens', 'max_tokens']) {
     if (typeof body[k] === 'number' && (body[k] as number) > t.maxOutput) body[k] = t.maxOutput;
   }
+  // a provider that does not enforce its models' output limits would write up to the context
+  // window without a cap: it gets the model's limit, what the call is held for (money/hold.ts)
+  if (t.provider.def.outputCapEnforced !== true && body.max_tokens === undefined && body.max_completion_tokens === undefined) body.max_tokens = t.maxOutput;
   if (body.stream === true) {
     const so = body.stream_options && typeof body.stream_options === 'object' ? (body.stream_options as Obj) : {};
     body.stream_options = { ...so, include_usage: true };
   }
   const dropped: string[] = [];
+  // a service tier billed above the standard price is not served (money/unpriced.ts): left out and named
+  if (DEARER_TIERS.has(body.service_tier)) {
+    delete body.service_tier;
+    drop(dropped, 'service_tier');
+  }
   adaptCommon(body, t.model, api, dropped);
   return { format: api.format, body, text: JSON.stringify(body), path, headers: {}, dropped };
 }

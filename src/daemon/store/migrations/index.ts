@@ -28,6 +28,9 @@ import { SCHEMA_PG_V16_TOKEN_CLASSES } from './postgres/v16-token-classes.js';
 import { SCHEMA_V20_PROVIDER_KEY_STATS } from './sqlite/v20-provider-key-stats.js';
 import { SCHEMA_PG_V20_PROVIDER_KEY_STATS } from './postgres/v20-provider-key-stats.js';
 import { SCHEMA_PG_V17_SKILL_TRUST } from './postgres/v17-skill-trust.js';
+import { SCHEMA_V18_SKILL_VERSIONS } from './sqlite/v18-skill-versions.js';
+import { SCHEMA_PG_V18_SKILL_VERSIONS } from './postgres/v18-skill-versions.js';
+import { recomputeCurrentVersions } from '../skills.js';
 
 export interface Migration {
   version: number;
@@ -35,6 +38,8 @@ export interface Migration {
   sqlite: string;
   /** The same change for PostgreSQL (migrations/postgres/vNN-*.ts): same tables, columns and indexes. */
   postgres: string;
+  /** Data work SQL cannot do (both dialects), run after the SQL in the same transaction. */
+  data?: (q: Queryable) => Promise<void>;
 }
 
 /** Ordered, append-only. Never edit a migration that has shipped: add the next one. */
@@ -55,7 +60,14 @@ export const MIGRATIONS: Migration[] = [
   { version: 15, name: "bookings: a hot account's rollups without a join (PostgreSQL)", sqlite: '', postgres: SCHEMA_PG_V15_BOOK },
   { version: 16, name: 'token classes and dropped parameters in the request log', sqlite: SCHEMA_V16_TOKEN_CLASSES, postgres: SCHEMA_PG_V16_TOKEN_CLASSES },
   { version: 17, name: 'skill versions: digest, signature and scan findings; skill signing keys', sqlite: SCHEMA_V17_SKILL_TRUST, postgres: SCHEMA_PG_V17_SKILL_TRUST },
-  // 18-19 are reserved for work in progress on other branches
+  {
+    version: 18,
+    name: 'skill versions: the owner\'s current version, versions installed per account, archived versions one by one',
+    sqlite: SCHEMA_V18_SKILL_VERSIONS,
+    postgres: SCHEMA_PG_V18_SKILL_VERSIONS,
+    data: recomputeCurrentVersions,
+  },
+  // 19 is reserved for work in progress on another branch
   { version: 20, name: "provider keys' calls, failures and cooldowns", sqlite: SCHEMA_V20_PROVIDER_KEY_STATS, postgres: SCHEMA_PG_V20_PROVIDER_KEY_STATS },
 ];
 
@@ -97,6 +109,7 @@ export async function migrate(db: Db): Promise<MigrationReport> {
       have = await appliedVersions(q);
       if (have.has(m.version)) return false;
       for (const stmt of splitStatements(db.dialect === 'postgres' ? m.postgres : m.sqlite)) await q.run(stmt);
+      await m.data?.(q);
       await q.run('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)', [m.version, m.name, Date.now()]);
       return true;
     });

@@ -82,6 +82,8 @@ h4{font-size:.9rem;margin:.8rem 0 .3rem}
 .tag,.status{display:inline-block;border:1px solid var(--line);border-radius:99px;padding:0 .5rem;font-size:.75rem;font-weight:500;color:var(--muted);vertical-align:middle}
 .status.published{border-color:var(--ok);color:var(--ok)}
 .status.archived{border-color:var(--bad);color:var(--bad)}
+.tag.pre{border-style:dashed;color:var(--fg)}
+td.actions form{display:inline-block;margin:.1rem .4rem .1rem 0}
 .pager{display:flex;justify-content:space-between;align-items:center;gap:1rem;margin:1rem 0}
 .crumbs{margin:0;font-size:.85rem;color:var(--muted)}
 .lead{font-size:1.05rem;overflow-wrap:anywhere}
@@ -98,6 +100,8 @@ main>.card,main>.stats{margin-bottom:1rem}
 .md blockquote{margin:.5rem 0;padding-left:.8rem;border-left:3px solid var(--line);color:var(--muted)}
 .versions{list-style:none;padding:0;margin:0}
 .versions li{border-top:1px solid var(--line);padding:.4rem 0}
+.versions .md li{border-top:0;padding:0}
+.versions .md ul{list-style:disc}
 .versions h3{margin:.2rem 0}
 .notes{white-space:pre-wrap;overflow-wrap:anywhere}
 .actions{margin:.6rem 0}

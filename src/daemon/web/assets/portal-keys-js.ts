@@ -66,7 +66,7 @@ function editKey(id) {
   $('key-edit-title').textContent = 'Limits of ' + (x.name || x.prefix);
   $('edit-name').value = x.name || '';
   $('edit-budget').value = l.budget === null ? '' : String(l.budget);
-  $('edit-period').value = l.budgetPeriod || 'day';
+  $('edit-period').value = l.budgetPeriod || 'total';
   $('edit-rpm').value = l.rpm === null ? '' : String(l.rpm);
   $('edit-tpm').value = l.tpm === null ? '' : String(l.tpm);
   $('edit-models').value = l.models ? l.models.join(', ') : '';
