@@ -94,7 +94,7 @@ describe('portal: money, allowance and models as they are', () => {
     await page.locator('#ent-models tr').first().waitFor();
     const providers = new Set((await page.locator('#ent-models tr td:first-child').allInnerTexts()).map((p) => p.replace(/ \(no key on this service\)$/, '')));
     expect([...providers]).toEqual(expect.arrayContaining(['openai', 'anthropic', 'google', 'mistral', 'xai']));
-    expect(await page.locator('#ent-chat-providers').innerText()).toBe('openai, anthropic, google, groq, mistral, deepseek, xai, together and cohere');
+    expect(await page.locator('#ent-chat-providers').innerText()).toBe('openai, anthropic, google, groq, mistral, deepseek, xai, together, cohere, azure-openai, bedrock and vertex');
     // google has a key here, xai has none: the portal says so
     expect(await page.locator('#ent-models tr', { hasText: 'gemini-2.5-flash' }).first().locator('td:first-child').innerText()).toBe('google');
     expect(await page.locator('#ent-models tr', { hasText: 'grok-3-mini' }).locator('td:first-child').innerText()).toBe('xai (no key on this service)');

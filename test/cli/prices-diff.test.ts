@@ -22,7 +22,7 @@ describe('agw admin prices diff', () => {
     const r = await runCli(['admin', 'prices', 'diff', '--data', join(dir, 'data'), '--config', config, '--json']);
     expect(r.code, r.stderr).toBe(0);
     const diff = JSON.parse(r.stdout);
-    expect(diff).toMatchObject({ dataVersion: '0.1.8', models: 30, covered: 29 });
+    expect(diff).toMatchObject({ dataVersion: '0.1.8', models: 49, covered: 48 });
     const at = (model: string, price: string) => diff.items.find((i: { model: string; price: string }) => i.model === model && i.price === price);
     expect(at('gpt-4o', 'inputPer1M')).toEqual({ provider: 'openai', model: 'gpt-4o', price: 'inputPer1M', inForce: 3, data: 2.5, source: 'config' });
     expect(at('claude-sonnet-4-5', 'tiers[200000].outputPer1M')).toMatchObject({ inForce: null, data: 22.5, source: 'config' });
@@ -30,6 +30,6 @@ describe('agw admin prices diff', () => {
     expect(at('in-house', 'model')).toMatchObject({ data: null, source: 'config' });
     expect(at('gpt-4o-mini', 'inputPer1M')).toBeUndefined();
     const human = await runCli(['admin', 'prices', 'diff', '--data', join(dir, 'data')]);
-    expect(human.stdout).toMatch(/^@pydantic\/genai-prices 0\.1\.8: 29 of 29 LLM models priced by the data; \d+ difference/);
+    expect(human.stdout).toMatch(/^@pydantic\/genai-prices 0\.1\.8: 48 of 48 LLM models priced by the data; \d+ difference/);
   });
 });

@@ -122,7 +122,7 @@ describe('tables on a terminal', () => {
   test('agw aliases: which models unified chat serves (every LLM provider’s, issue #28)', async () => {
     const r = await tty(['aliases'], 160);
     expect(r.code).toBe(0);
-    expect(r.screen).toContain('Models for unified chat (agw chat, POST /api/gateway/chat: openai, anthropic, google, groq, mistral, deepseek, xai, together and cohere models)');
+    expect(r.screen).toContain('Models for unified chat (agw chat, POST /api/gateway/chat: openai, anthropic, google, groq, mistral, deepseek, xai, together, cohere, azure-openai, bedrock and vertex models)');
     expect(r.screen).not.toContain('through the proxy');
     const chatModels = tableAt(r.screen.slice(r.screen.indexOf('Models for unified chat')), 'PROVIDER').rows;
     expect(chatModels.some((l) => l.startsWith('google ') && l.includes('gemini-2.5-flash'))).toBe(true);

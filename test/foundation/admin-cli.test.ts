@@ -120,10 +120,10 @@ describe('agw admin, every row of the contract table, against a running daemon',
     expect((await res.json()).code).toBe('UNAUTHORIZED');
   });
 
-  it('without --json: plain key/value lines, no JSON', async () => {
+  it('without --json: one sentence saying what moved and the balance, no JSON (issue #33)', async () => {
     const r = await admin('wallet', 'credit', ada.email, '1');
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/^balance\s+13\.5\ncurrency\s+USD\n$/);
+    expect(r.stdout).toBe(`credited $1.00 to ${ada.email}: balance $13.50\n`);
   });
 });
 

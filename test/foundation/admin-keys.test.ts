@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { flushKeyUses } from '../../src/daemon/auth/key-usage.js';
 import { runCli, type CliResult } from '../helpers/cli.js';
 import { startTestDaemon, type TestDaemon, type TestUser } from '../helpers/daemon.js';
 
@@ -48,9 +49,13 @@ describe('agw admin key with limits', () => {
   });
 
   it('list USER → {"items":[Key]}, the same records the API shows', async () => {
+    const api = await (await d.fetch('/keys', { key: ada.key })).json();
+    // the admin CLI reads the store, where the daemon writes keys' lastUsedAt once per flush
+    // interval (docs/foundation.md): after a flush both show the same records
+    await flushKeyUses(d.daemon.ctx.db);
     const out = await ok('key', 'list', ada.email);
     expect(Object.keys(out)).toEqual(['items']);
-    expect(out).toEqual(await (await d.fetch('/keys', { key: ada.key })).json());
+    expect(out).toEqual(api);
     const human = await admin('key', 'list', ada.email);
     expect(human.code).toBe(0);
     expect(human.stdout.split('\n')[0].split('\t')[0]).toBe('ID');

@@ -103,6 +103,10 @@ async function wantedVersion(api: Api, skill: SkillT, version: string, base: str
     return await download(api, base);
   } catch (e) {
     if (!isStatus(e, 403) && !isStatus(e, 404)) throw e;
+    // a version its owner withdrew is the server's to explain (403 VERSION_ARCHIVED names the current one)
+    await api.get(`${base}/scan`, { auth: 'optional' }).catch((why: unknown) => {
+      if ((why as { code?: string }).code === 'VERSION_ARCHIVED') throw why;
+    });
     const listed = v.versions.map((x) => (x.isCurrent ? `${x.version} (current)` : x.version));
     throw new CliError(
       `skill ${skill.slug} has no published version ${version}; nothing was installed or charged`,
