@@ -2,8 +2,14 @@ import type { ResolvedProvider } from '../../../shared/config/resolve.js';
 import type { ProviderKey } from '../../../shared/config/provider-keys.js';
 import type { SecretRedactor } from '../../../shared/secret-redactor.js';
 import type { Base, UpstreamRequest } from '../upstream.js';
-import { signV4, SIGV4_HEADERS } from './sigv4.js';
-import { VERTEX_TOKEN_POLICY, vertexAccessToken } from './vertex-token.js';
+
+/**
+ * The clouds' libraries (@smithy/signature-v4 with @aws-crypto, google-auth-library: ~25 MB
+ * resident together) are loaded with the first call that needs them, so a daemon with no
+ * Bedrock or Vertex key never holds them (issue #32: RSS after load < 150 MB).
+ */
+const sigv4 = () => import('./sigv4.js');
+const vertex = () => import('./vertex-token.js');
 
 /**
  * Puts one key's credentials on a request about to be sent (the general path of
@@ -35,6 +41,7 @@ export async function authorize(provider: ResolvedProvider, key: ProviderKey, re
     case 'query':
       return { apiKey: key.apiKey };
     case 'google-service-account': {
+      const { vertexAccessToken, VERTEX_TOKEN_POLICY } = await vertex();
       const token = await vertexAccessToken(key.serviceAccount!);
       // a token is replaced this long before it expires: the one replaced stays redacted till then
       redact.setDerived(`vertex:${key.name}`, token, Date.now() + VERTEX_TOKEN_POLICY.refreshBeforeExpiryMs + 5_000);
@@ -42,6 +49,7 @@ export async function authorize(provider: ResolvedProvider, key: ProviderKey, re
       return {};
     }
     case 'aws-sigv4': {
+      const { signV4, SIGV4_HEADERS } = await sigv4();
       // AWS wants every x-amz-* header signed: the caller's own are not passed on
       for (const name of Object.keys(h)) if (name.startsWith('x-amz-')) delete h[name];
       for (const name of SIGV4_HEADERS) delete h[name];
