@@ -8,7 +8,7 @@ import { picoPerToken, picoToNano } from '../../src/shared/money.js';
 import { isBatchPath, isFreePath, PROVIDERS } from '../../src/shared/providers/index.js';
 import { holdsContext, quoteTokens } from '../../src/daemon/money/hold.js';
 import { tokenCost } from '../../src/daemon/money/pricing.js';
-import { grouped, tokenClasses } from '../../src/daemon/money/calls.js';
+import { grouped, tokenClasses } from '../../src/daemon/money/wallet-line.js';
 import { SseUsageTap, usageFromJson, type TokenUsage } from '../../src/daemon/gateway/usage.js';
 
 /**

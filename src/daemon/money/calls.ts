@@ -18,6 +18,7 @@ import { moneyOf } from './index.js';
 import type { Cost } from './pricing.js';
 import { quotaPeriod } from './quotas.js';
 import { capAtHold } from './settle.js';
+import { describe } from './wallet-line.js';
 
 /**
  * The money side of one gateway call, as the routes see it:
@@ -368,41 +369,6 @@ function bookingOf(ctx: AppContext, r: Reservation, s: SettleInput): Booking {
 }
 
 const round3 = (ms: number) => Math.round(ms * 1000) / 1000;
-
-/** 1234567 → "1,234,567" (Intl's toLocaleString costs more than a call's other bookkeeping) */
-export function grouped(n: number): string {
-  const s = String(n);
-  if (s.length <= 3 || !Number.isInteger(n) || n < 0) return s;
-  let out = s.slice(0, s.length % 3 || 3);
-  for (let i = out.length; i < s.length; i += 3) out += `,${s.slice(i, i + 3)}`;
-  return out;
-}
-
-/**
- * What a token-priced call was charged for, class by class (those it used), as the wallet
- * transaction names it: ": 100 input tokens, 5,000 cached input tokens, 1,000 cache-write
- * tokens (1 h), 50 output tokens", and the tier when it was one; "" for unit-priced calls.
- */
-export function tokenClasses(c: Cost): string {
-  if (c.units > 0 || c.promptTokens + c.completionTokens === 0) return '';
-  const input = c.promptTokens - c.cachedTokens - c.cacheWriteTokens;
-  const write5m = c.cacheWriteTokens - c.cacheWrite1hTokens;
-  let s = '';
-  const add = (n: number, what: string) => {
-    if (n > 0) s += `${s ? ', ' : ': '}${grouped(n)} ${what}`;
-  };
-  add(input, 'input tokens');
-  add(c.cachedTokens, 'cached input tokens');
-  add(write5m, 'cache-write tokens (5 min)');
-  add(c.cacheWrite1hTokens, 'cache-write tokens (1 h)');
-  add(c.completionTokens, c.reasoningTokens > 0 ? `output tokens (${grouped(c.reasoningTokens)} reasoning)` : 'output tokens');
-  return c.tierAbove > 0 && s ? `${s} at the price above ${grouped(c.tierAbove)} prompt tokens` : s;
-}
-
-function describe(r: Reservation, providerId: string, cost: Cost, writtenOff: number): string {
-  const what = `${r.endpoint} ${providerId}${cost.model ? `/${cost.model}` : ''}${tokenClasses(cost)}`;
-  return writtenOff > 0 ? `${what} (capped at its hold ${usdText(r.holdNano)}: ${usdText(writtenOff)} written off)` : what;
-}
 
 export async function finalize(ctx: AppContext, r: Reservation, providerId: string, cost: Cost, httpStatus: number): Promise<void> {
   if (r.settled) return;
