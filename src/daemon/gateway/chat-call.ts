@@ -1,11 +1,12 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { ResolvedConfig } from '../../shared/config/resolve.js';
+import type { Dispatcher } from 'undici';
+import type { ResolvedConfig, ResolvedProvider } from '../../shared/config/resolve.js';
 import { AgwError } from '../../shared/errors.js';
 import { DEFAULT_MAX_OUTPUT_TOKENS, type ChatFormat, type UsageFormat } from '../../shared/providers/index.js';
 import { MODEL_MAX_LENGTH } from '../../shared/schemas/gateway.js';
 import type { AppContext } from '../context/index.js';
 import { refuse, release, reserve } from '../money/calls.js';
-import { bookingEstimate, quoteTokens } from '../money/hold.js';
+import { bookingEstimate, quoteTokens, type Quote } from '../money/hold.js';
 import { unpricedError, unpricedFeature } from '../money/unpriced.js';
 import { gatewayUser, storeVersionOf } from './auth.js';
 import { countImages, promptBoundWithImages } from './image-tokens.js';
@@ -17,7 +18,7 @@ import { CHAT_PROVIDERS, resolveChatModel, type ResolvedModel } from './resolve.
 import type { Gateway } from './runtime.js';
 import { answerRewriters, type AnswerFormat } from './translate/answer.js';
 import type { InboundFormat, Outbound } from './translate/plan.js';
-import { chatApiOf, chatOutbound, cloudRewriters, isAwsEventStream } from './cloud-chat.js';
+import { chatApiOf, chatOutbound, cloudRewriters, isAwsEventStream, type ChatOutbound, type Rewriters } from './cloud-chat.js';
 import { conversationOf, pinnedKey } from './keys/sticky.js';
 import { providerAuthHeaders } from './upstream.js';
 import { hidesReasoning } from './usage.js';
@@ -211,13 +212,22 @@ export async function unifiedChat(ctx: AppContext, gw: Gateway, req: FastifyRequ
     .header('x-service-resolved-model', target.model)
     .header('x-service-resolved-via-alias', target.viaAlias ? '1' : '0')
     .header('x-service-dropped-params', droppedHeader(out.dropped));
-  await deliver(call, up, {
+  await deliverChat(call, up, provider, target.model, out, quote, rw, sse);
+  return reply;
+}
+
+/**
+ * A chat call's 2xx answer passed back in the caller's shape and booked (unified chat and
+ * the smart route): usage read as the provider's chat API reports it, an answer without
+ * usage booked for the quote's estimate (hidden reasoning counted in).
+ */
+export function deliverChat(call: Call, up: Dispatcher.ResponseData, provider: ResolvedProvider, model: string, out: ChatOutbound, quote: Quote, rw: Rewriters, sse: boolean): Promise<void> {
+  return deliver(call, up, {
     provider,
-    model: target.model,
+    model,
     usageFormat: out.cloud?.usageFormat ?? USAGE_OF[out.format],
-    price: { kind: 'tokens', ...bookingEstimate(quote, hidesReasoning(chatApiOf(provider.def, target.model), target.model, out.body)) },
+    price: { kind: 'tokens', ...bookingEstimate(quote, hidesReasoning(chatApiOf(provider.def, model), model, out.body)) },
     rewriteSse: sse && rw.sse ? rw.sse() : undefined,
     rewriteJson: rw.json,
   });
-  return reply;
 }

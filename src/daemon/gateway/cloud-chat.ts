@@ -68,7 +68,7 @@ interface StreamStep {
   push(b: Buffer): string;
   end(): string;
 }
-interface Rewriters {
+export interface Rewriters {
   json?: (body: Buffer) => Buffer;
   sse?: () => StreamStep;
 }

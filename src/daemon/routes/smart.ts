@@ -4,21 +4,20 @@ import { AgwError } from '../../shared/errors.js';
 import { errorResponses } from '../../shared/schemas/common.js';
 import { ChatCompletion, SmartChatBody, StrictParamsHeaders } from '../../shared/schemas/gateway.js';
 import { release, reserve } from '../money/calls.js';
-import { bookingEstimate, dearest, quoteTokens } from '../money/hold.js';
+import { dearest, quoteTokens } from '../money/hold.js';
 import { unpricedError, unpricedFeature } from '../money/unpriced.js';
 import { gatewayUser, requireGatewayAuth, storeVersionOf } from '../gateway/auth.js';
-import { Call, deliver, isEventStream, projectFor, upstreamMessage } from '../gateway/relay.js';
+import { Call, isEventStream, projectFor, upstreamMessage } from '../gateway/relay.js';
 import { readErrorBody } from '../gateway/redact.js';
 import { gatewayOf } from '../gateway/runtime.js';
 import { smartCandidates } from '../gateway/smart.js';
 import { keyAllowlist, refuseForKey } from '../gateway/key-refusal.js';
 import { allowsTarget, KeyModelRefusal } from '../gateway/model-allowlist.js';
-import { droppedHeader, maxOutputOf, strictParams, unsupported, USAGE_OF } from '../gateway/chat-call.js';
+import { deliverChat, droppedHeader, maxOutputOf, strictParams, unsupported } from '../gateway/chat-call.js';
 import { countImages, promptBoundWithImages } from '../gateway/image-tokens.js';
 import { answerRewriters } from '../gateway/translate/answer.js';
-import { chatApiOf, chatOutbound, cloudRewriters, isAwsEventStream } from '../gateway/cloud-chat.js';
+import { chatOutbound, cloudRewriters, isAwsEventStream } from '../gateway/cloud-chat.js';
 import { providerAuthHeaders, UpstreamError } from '../gateway/upstream.js';
-import { hidesReasoning } from '../gateway/usage.js';
 import { requireModelAndMessages } from '../gateway/validate.js';
 import { requireSmartClass } from '../gateway/smart-class.js';
 import type { RouteOptions } from './index.js';
@@ -165,14 +164,7 @@ const smart: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
           .header('x-smart-route-provider', c.provider)
           .header('x-smart-route-model', c.model)
           .header('x-service-dropped-params', droppedHeader(out.dropped));
-        await deliver(call, up, {
-          provider,
-          model: c.model,
-          usageFormat: out.cloud?.usageFormat ?? USAGE_OF[out.format],
-          price: { kind: 'tokens', ...bookingEstimate(quote, hidesReasoning(chatApiOf(provider.def, c.model), c.model, out.body)) },
-          rewriteSse: sse && rw.sse ? rw.sse() : undefined,
-          rewriteJson: rw.json,
-        });
+        await deliverChat(call, up, provider, c.model, out, quote, rw, sse);
         return reply;
       }
       const e = new AgwError('ALL_CANDIDATES_FAILED', `every candidate of ${cls} failed: ${tried.join('; ') || 'the client went away'}`);
