@@ -8,7 +8,7 @@ import type { AppContext } from '../context/index.js';
 import { refuse, release, reserve } from '../money/calls.js';
 import { bookingEstimate, quoteTokens, type Quote } from '../money/hold.js';
 import { unpricedError, unpricedFeature } from '../money/unpriced.js';
-import { gatewayUser, storeVersionOf } from './auth.js';
+import { callerOf, gatewayUser } from './auth.js';
 import { countImages, promptBoundWithImages } from './image-tokens.js';
 import { keyAllowlist } from './key-refusal.js';
 import { KeyModelRefusal } from './model-allowlist.js';
@@ -152,12 +152,7 @@ export async function unifiedChat(ctx: AppContext, gw: Gateway, req: FastifyRequ
   const images = countImages(out.format, out.body, out.text, target.provider, target.model);
   const quote = quoteTokens(ctx.config, provider, target.model, out.text, out.body, true, images && promptBoundWithImages(out.text, images));
   const r = await reserve(ctx, {
-    userId: u.userId,
-    tier: u.tier,
-    keyId: u.kind === 'key' ? u.keyId : null,
-    keyLimits: u.kind === 'key' ? u.limits : null,
-    keyAncestors: u.kind === 'key' ? u.ancestors : undefined,
-    storeVersion: storeVersionOf(u),
+    ...callerOf(u),
     usageType: 'ai_chat',
     endpoint: 'chat',
     providerId: target.provider,

@@ -9,7 +9,7 @@ import { errorResponses } from '../../shared/schemas/common.js';
 import { MODEL_MAX_LENGTH, ProviderAnswer, ProxyParams } from '../../shared/schemas/gateway.js';
 import { release, reserve } from '../money/calls.js';
 import { bookingEstimate, quoteTokens, quoteUnits } from '../money/hold.js';
-import { gatewayUser, requireGatewayAuth, storeVersionOf } from '../gateway/auth.js';
+import { callerOf, gatewayUser, requireGatewayAuth } from '../gateway/auth.js';
 import { countImages, promptBoundWithImages } from '../gateway/image-tokens.js';
 import { keyAllowlist, refuseForKey } from '../gateway/key-refusal.js';
 import { allowsModel, KeyModelRefusal } from '../gateway/model-allowlist.js';
@@ -134,12 +134,7 @@ const proxy: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
     }
     const quote = def.pricing.kind === 'units' ? quoteUnits(provider, charge) : quoteTokens(ctx.config, provider, model, body, json, generates(path), imagePromptBound(def, id, model, path, body, json), true);
     const r = await reserve(ctx, {
-      userId: u.userId,
-      tier: u.tier,
-      keyId: u.kind === 'key' ? u.keyId : null,
-      keyLimits: u.kind === 'key' ? u.limits : null,
-      keyAncestors: u.kind === 'key' ? u.ancestors : undefined,
-      storeVersion: storeVersionOf(u),
+      ...callerOf(u),
       usageType: charge?.unit.usageType ?? def.usageType,
       endpoint: 'proxy',
       providerId: id,

@@ -6,7 +6,7 @@ import { ChatCompletion, SmartChatBody, StrictParamsHeaders } from '../../shared
 import { release, reserve } from '../money/calls.js';
 import { dearest, quoteTokens } from '../money/hold.js';
 import { unpricedError, unpricedFeature } from '../money/unpriced.js';
-import { gatewayUser, requireGatewayAuth, storeVersionOf } from '../gateway/auth.js';
+import { callerOf, gatewayUser, requireGatewayAuth } from '../gateway/auth.js';
 import { Call, isEventStream, projectFor, upstreamMessage } from '../gateway/relay.js';
 import { readErrorBody } from '../gateway/redact.js';
 import { gatewayOf } from '../gateway/runtime.js';
@@ -103,12 +103,7 @@ const smart: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
       if (strictParams(req) && !honouring.length) throw unsupported(wires[0].out, wires[0].c.provider);
       const order = strictParams(req) ? honouring : [...honouring, ...wires.filter((w) => w.out.dropped.length)];
       const r = await reserve(ctx, {
-        userId: u.userId,
-        tier: u.tier,
-        keyId: u.kind === 'key' ? u.keyId : null,
-        keyLimits: u.kind === 'key' ? u.limits : null,
-        keyAncestors: u.kind === 'key' ? u.ancestors : undefined,
-        storeVersion: storeVersionOf(u),
+        ...callerOf(u),
         usageType: 'ai_chat',
         endpoint: 'smart',
         providerId: order[0].c.provider,
