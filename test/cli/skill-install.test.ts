@@ -1,9 +1,8 @@
-import { spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startTestDaemon, type TestDaemon, type TestUser } from '../helpers/daemon.js';
-import { AGW_BIN } from '../helpers/cli.js';
+import { runOnTerminal } from '../helpers/cli.js';
 import { publishJson, type FileSpec } from '../api/skills-helpers.js';
 import { ANSI, cliEnv, json, type CliEnv } from './cli-env.js';
 
@@ -235,30 +234,9 @@ describe('agw skill update and remove', () => {
   });
 });
 
-/** Runs the CLI on a pseudo-terminal (util-linux `script`), typing `answer` at the prompt. */
-function onTerminal(args: string[], answer: string, extraEnv: Record<string, string>): Promise<{ code: number | null; out: string }> {
-  return new Promise((resolve) => {
-    const cmd = [process.execPath, AGW_BIN, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
-    const child = spawn('script', ['-qec', cmd, '/dev/null'], {
-      cwd: project,
-      env: { ...process.env, NO_COLOR: '1', AGW_CONFIG_DIR: env.configDir, AGW_NO_KEYRING: '1', AGW_BASE_URL: d.url, ...extraEnv },
-    });
-    let out = '';
-    let answered = false;
-    child.stdout.on('data', (c) => {
-      out += c;
-      if (!answered && out.includes('[y/N]')) {
-        answered = true;
-        child.stdin.write(`${answer}\r`);
-      }
-    });
-    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, out });
-    });
-  });
-}
+/** The CLI on a pseudo-terminal in the project, signed in to the test daemon, typing `answer` at its [y/N] question. */
+const onTerminal = (args: string[], answer: string, extraEnv: Record<string, string>) =>
+  runOnTerminal(args, answer, { cwd: project, env: { AGW_CONFIG_DIR: env.configDir, AGW_NO_KEYRING: '1', AGW_BASE_URL: d.url, ...extraEnv } });
 
 describe('paid installs ask first', () => {
   const PAID = 'paid-skill';

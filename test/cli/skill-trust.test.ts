@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -10,7 +9,7 @@ import { bundleDigest } from '../../src/shared/bundle/digest.js';
 import { fileHeader } from '../../src/daemon/marketplace/bundle-tar.js';
 import { readTarGz } from '../../src/cli/commands/skill/extract.js';
 import { startTestDaemon, type TestDaemon, type TestUser } from '../helpers/daemon.js';
-import { AGW_BIN } from '../helpers/cli.js';
+import { runOnTerminal } from '../helpers/cli.js';
 import { publishJson, skillMd, type FileSpec } from '../api/skills-helpers.js';
 import { cliEnv, json, type CliEnv } from './cli-env.js';
 
@@ -172,30 +171,9 @@ describe('install --frozen', () => {
   });
 });
 
-/** Runs the CLI on a pseudo-terminal (util-linux `script`), answering `answer` to the first [y/N] question. */
-function onTerminal(args: string[], answer: string, extraEnv: Record<string, string>): Promise<{ code: number | null; out: string }> {
-  return new Promise((resolve) => {
-    const cmd = [process.execPath, AGW_BIN, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
-    const child = spawn('script', ['-qec', cmd, '/dev/null'], {
-      cwd: project,
-      env: { ...process.env, NO_COLOR: '1', AGW_CONFIG_DIR: env.configDir, AGW_NO_KEYRING: '1', AGW_BASE_URL: d.url, ...extraEnv },
-    });
-    let out = '';
-    let answered = false;
-    child.stdout.on('data', (c) => {
-      out += c;
-      if (!answered && out.includes('[y/N]')) {
-        answered = true;
-        child.stdin.write(`${answer}\r`);
-      }
-    });
-    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, out });
-    });
-  });
-}
+/** The CLI on a pseudo-terminal in the project, signed in to the test daemon, typing `answer` at its [y/N] question. */
+const onTerminal = (args: string[], answer: string, extraEnv: Record<string, string>) =>
+  runOnTerminal(args, answer, { cwd: project, env: { AGW_CONFIG_DIR: env.configDir, AGW_NO_KEYRING: '1', AGW_BASE_URL: d.url, ...extraEnv } });
 
 describe('scan findings are asked about, as money is', () => {
   test('without a terminal and without --yes: exit 2, listed, nothing written; --yes installs and lists them', async () => {

@@ -56,3 +56,33 @@ export function spawnServe(
     exited.then((code) => reject(new Error(`agw serve exited with ${code}: ${err}`)));
   });
 }
+
+/**
+ * Runs the real CLI on a pseudo-terminal (util-linux `script`), as a person's shell would,
+ * typing `answer` at its first [y/N] question; the terminal's whole output (stdout and
+ * stderr, as a person sees them). Killed after 20 s.
+ */
+export function runOnTerminal(
+  args: string[],
+  answer: string,
+  opts: { cwd?: string; env?: Record<string, string | undefined> } = {},
+): Promise<{ code: number | null; out: string }> {
+  return new Promise((resolve) => {
+    const cmd = [process.execPath, AGW_BIN, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
+    const child = spawn('script', ['-qec', cmd, '/dev/null'], { cwd: opts.cwd, env: { ...process.env, NO_COLOR: '1', ...opts.env } });
+    let out = '';
+    let answered = false;
+    child.stdout.on('data', (c) => {
+      out += c;
+      if (!answered && out.includes('[y/N]')) {
+        answered = true;
+        child.stdin.write(`${answer}\r`);
+      }
+    });
+    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, out });
+    });
+  });
+}
