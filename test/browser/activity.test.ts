@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { artifact, launchChromium } from '../helpers/chromium.js';
+import { artifact, openDesktopPage } from '../helpers/chromium.js';
 import { startGatewayFixture, type GatewayFixture } from '../helpers/gateway-fixture.js';
 import type { TestUser } from '../helpers/daemon.js';
 import { seedRequests } from '../helpers/seed-requests.js';
@@ -39,12 +39,7 @@ describe('/activity in headless Chromium', () => {
     expect(await call('smart-pro', true)).toBe(200);
     expect(await call('smart-premium')).toBe(403); // outside the pro tier: refused, recorded
     expect(await call('gpt-4o-mini', true)).toBe(200);
-    browser = await launchChromium();
-    ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    page = await ctx.newPage();
-    page.on('request', (r) => {
-      if (!r.url().startsWith(f.d.url)) foreign.push(r.url());
-    });
+    ({ browser, context: ctx, page } = await openDesktopPage(f.d.url, foreign));
     page.on('console', (m) => messages.push(m.text()));
   });
   afterAll(async () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startTestDaemon, type TestDaemon, type TestUser } from '../helpers/daemon.js';
-import { artifact, launchChromium } from '../helpers/chromium.js';
+import { artifact, openDesktopPage } from '../helpers/chromium.js';
 import { json, publishJson } from '../api/skills-helpers.js';
 
 /**
@@ -47,12 +47,7 @@ describe('issue #33 pages in headless Chromium', () => {
       id = (await json(res)).id;
     }
     for (let i = 0; i < 2; i++) expect((await td.fetch(`/skills/${id}/install`, { method: 'POST', key: (await td.user()).key })).status).toBe(200);
-    browser = await launchChromium();
-    js = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    page = await js.newPage();
-    page.on('request', (r) => {
-      if (!r.url().startsWith(td.url)) foreign.push(r.url());
-    });
+    ({ browser, context: js, page } = await openDesktopPage(td.url, foreign));
   });
   afterAll(async () => {
     await browser?.close();

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startTestDaemon, type TestDaemon, type TestUser } from '../helpers/daemon.js';
-import { artifact, launchChromium } from '../helpers/chromium.js';
+import { artifact, openDesktopPage } from '../helpers/chromium.js';
 import { json, publishJson, skillMd } from '../api/skills-helpers.js';
 
 /**
@@ -52,12 +52,7 @@ describe('marketplace pages in headless Chromium', () => {
         expect((await td.fetch(`/skills/${ids[slug]}/install`, { method: 'POST', key: fan.key })).status).toBe(200);
       }
     }
-    browser = await launchChromium();
-    js = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    page = await js.newPage();
-    page.on('request', (r) => {
-      if (!r.url().startsWith(td.url)) foreign.push(r.url());
-    });
+    ({ browser, context: js, page } = await openDesktopPage(td.url, foreign));
   });
   afterAll(async () => {
     await browser?.close();

@@ -7,7 +7,7 @@ import type { Browser, Page } from 'playwright-core';
 import { startTestDaemon, type TestDaemon, type TestUser } from '../helpers/daemon.js';
 import { insertUsage, prng, type UsageSeed } from '../helpers/seed-usage.js';
 import { createProject } from '../../src/daemon/store/projects.js';
-import { ARTIFACTS, launchChromium } from '../helpers/chromium.js';
+import { ARTIFACTS, openDesktopPage } from '../helpers/chromium.js';
 const DAY = 86_400_000;
 
 /** The machine-readable value of a <data> element inside `selector`. */
@@ -45,11 +45,7 @@ describe('web portal in headless Chromium', () => {
       });
     }
     await insertUsage(db, rows);
-    browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    page.on('request', (r) => {
-      if (!r.url().startsWith(td.url)) foreign.push(r.url());
-    });
+    ({ browser, page } = await openDesktopPage(td.url, foreign));
     page.on('dialog', (d) => d.accept());
   });
   afterAll(async () => {
