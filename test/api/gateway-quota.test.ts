@@ -101,7 +101,7 @@ describe.skipIf(usePostgres)('reservations held by the SQLite ledger', () => {
   it('an admitted call holds its unit until it settles; a release refunds it and records a failure', async () => {
     const u = await f.d.user({ tier: 'free', balance: 1, quotas: { ai_chat: 1 } });
     const ctx = f.d.daemon.ctx;
-    const r = await reserve(ctx, { userId: u.id, tier: 'free', usageType: 'ai_chat', endpoint: 'chat', providerId: 'openai', model: 'gpt-4o-mini', alias: null, projectId: null, quote: HOLD });
+    const r = await reserve(ctx, { userId: u.id, tier: 'free', keyId: null, keyLimits: null, keyAncestors: undefined, storeVersion: undefined }, { usageType: 'ai_chat', endpoint: 'chat', providerId: 'openai', model: 'gpt-4o-mini', alias: null, projectId: null, quote: HOLD });
     expect((await chat(u.key)).status).toBe(429); // the call in flight holds the only unit
     expect(await usageRecords(f.db, u.id)).toEqual([]); // nothing in the store while it runs
     await release(ctx, r, 503);
@@ -116,7 +116,7 @@ describe.skipIf(usePostgres)('reservations held by the SQLite ledger', () => {
   it('a finalized call counts against the quota and the wallet before it reaches the store', async () => {
     const u = await f.d.user({ tier: 'free', balance: 0.000009, quotas: { ai_chat: 2 } });
     const ctx = f.d.daemon.ctx;
-    const r = await reserve(ctx, { userId: u.id, tier: 'free', usageType: 'ai_chat', endpoint: 'chat', providerId: 'openai', model: 'gpt-4o-mini', alias: null, projectId: null, quote: HOLD });
+    const r = await reserve(ctx, { userId: u.id, tier: 'free', keyId: null, keyLimits: null, keyAncestors: undefined, storeVersion: undefined }, { usageType: 'ai_chat', endpoint: 'chat', providerId: 'openai', model: 'gpt-4o-mini', alias: null, projectId: null, quote: HOLD });
     const cost = { model: 'gpt-4o-mini', promptTokens: 10, completionTokens: 5, units: 0, rawNano: 4500, customerNano: 9000 };
     await finalize(ctx, r, 'openai', cost, 200);
     // the booking is in the journal; the next admission counts its unit and its debit

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AgwError } from '../../src/shared/errors.js';
-import { finalize, release, reserve, type Reservation, type ReserveInput } from '../../src/daemon/money/calls.js';
+import { finalize, release, reserve, type Reservation, type ReserveInput, type Caller } from '../../src/daemon/money/calls.js';
 import type { KeyLimits } from '../../src/daemon/money/key-limits.js';
 import { startGatewayFixture, type GatewayFixture } from '../helpers/gateway-fixture.js';
 
@@ -28,13 +28,14 @@ async function user() {
   return f.d.user({ tier: 'free', balance: 10, quotas: { ai_chat: -1 } });
 }
 
-function input(u: { id: string; keyId: string }, keyLimits: KeyLimits, q = quote()): ReserveInput {
-  return { userId: u.id, tier: 'free', keyId: u.keyId, keyLimits, usageType: 'ai_chat', endpoint: 'chat', providerId: 'openai', model: 'gpt-4o-mini', alias: null, projectId: null, quote: q };
+function input(u: { id: string; keyId: string }, keyLimits: KeyLimits | null, q = quote()): [Caller, ReserveInput] {
+  const caller: Caller = { userId: u.id, tier: 'free', keyId: u.keyId, keyLimits, keyAncestors: undefined, storeVersion: undefined };
+  return [caller, { usageType: 'ai_chat', endpoint: 'chat', providerId: 'openai', model: 'gpt-4o-mini', alias: null, projectId: null, quote: q }];
 }
 
-async function attempt(i: ReserveInput): Promise<Reservation | AgwError> {
+async function attempt(i: [Caller, ReserveInput]): Promise<Reservation | AgwError> {
   try {
-    return await reserve(f.d.daemon.ctx, i);
+    return await reserve(f.d.daemon.ctx, ...i);
   } catch (e) {
     if (e instanceof AgwError) return e;
     throw e;
@@ -68,7 +69,7 @@ describe('a key budget', () => {
 
   it('a key without limits costs nothing extra: no key spend is kept', async () => {
     const u = await user();
-    const r = await reserve(f.d.daemon.ctx, { ...input(u, limits({})), keyLimits: null });
+    const r = await reserve(f.d.daemon.ctx, ...input(u, null));
     await finalize(f.d.daemon.ctx, r, 'openai', cost(HOLD / 2), 200);
     expect(await f.db.all('SELECT * FROM key_spend WHERE key_id = ?', [u.keyId])).toEqual([]);
   });

@@ -3,7 +3,7 @@ import { AgwError } from '../../shared/errors.js';
 import type { AppContext } from '../context/index.js';
 import { bearerToken, GATEWAY_CREDENTIALS, markAuthHook, type UserPrincipal } from '../auth/principal.js';
 import { usableCachedKey, usableKey } from '../auth/key-cache.js';
-import type { ReserveInput } from '../money/calls.js';
+import type { Caller } from '../money/calls.js';
 
 /**
  * Gateway credentials: an agw_ key or an OAuth access token, as `Authorization: Bearer`
@@ -62,11 +62,11 @@ export function requireGatewayAuth(ctx: AppContext, xApiKey = false) {
 }
 
 /**
- * Who a metered call is admitted for: the caller fields of money/calls.ts's ReserveInput.
- * A key carries the store version it was checked at (SQLite): the call's admission is
- * linearized at its authentication, so a call reads the store's version once, not twice.
+ * Who a metered call is admitted for, from its principal. A key carries the store version
+ * it was checked at (SQLite): the call's admission is linearized at its authentication, so
+ * a call reads the store's version once, not twice.
  */
-export function callerOf(u: UserPrincipal): Pick<ReserveInput, 'userId' | 'tier' | 'keyId' | 'keyLimits' | 'keyAncestors' | 'storeVersion'> {
+export function callerOf(u: UserPrincipal): Caller {
   return u.kind === 'key'
     ? { userId: u.userId, tier: u.tier, keyId: u.keyId, keyLimits: u.limits, keyAncestors: u.ancestors, storeVersion: u.storeVersion }
     : { userId: u.userId, tier: u.tier, keyId: null, keyLimits: null, keyAncestors: undefined, storeVersion: undefined };

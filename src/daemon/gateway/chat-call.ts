@@ -151,14 +151,14 @@ export async function unifiedChat(ctx: AppContext, gw: Gateway, req: FastifyRequ
   if (extra !== undefined) throw unpricedError(extra, target.provider);
   const images = countImages(out.format, out.body, out.text, target.provider, target.model);
   const quote = quoteTokens(ctx.config, provider, target.model, out.text, out.body, true, images && promptBoundWithImages(out.text, images));
-  const r = await reserve(ctx, {
-    ...callerOf(u),
+  const project = projectFor(ctx, req, u.userId);
+  const r = await reserve(ctx, callerOf(u), {
     usageType: 'ai_chat',
     endpoint: 'chat',
     providerId: target.provider,
     model: target.model,
     alias: target.alias,
-    projectId: await projectFor(ctx, req, u.userId),
+    projectId: project && (await project),
     stream: body.stream === true,
     body,
     traceparent: req.headers.traceparent,

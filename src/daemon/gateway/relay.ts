@@ -121,8 +121,10 @@ export class Call {
     this.reservation.attempts++;
     key.health.calls++;
     if (this.reservation.traceparent) req.headers.traceparent = this.reservation.traceparent;
+    // set on the request, not spread into a copy: a property added after a spread costs ~0.5 µs on Node 20
+    req.signal = this.controller;
     try {
-      const res = await this.gw.upstreams.request(provider, { ...req, signal: this.controller }, apiKey ?? provider.apiKey);
+      const res = await this.gw.upstreams.request(provider, req, apiKey ?? provider.apiKey);
       const ms = performance.now() - t0;
       this.ctx.metrics.observeUpstream(provider.def.id, outcomeOfStatus(res.statusCode), ms / 1000);
       if (latencyKey && res.statusCode < 300) this.gw.latency.record(latencyKey, ms);
@@ -173,12 +175,15 @@ export function upstreamMessage(body: Buffer, redact: SecretRedactor): string {
   return redact.text(m as string).slice(0, 300);
 }
 
-/** The X-Service-Project-Id header, if the caller has a role on that project; ignored otherwise. */
-export async function projectFor(ctx: AppContext, req: FastifyRequest, userId: string): Promise<string | null> {
+/**
+ * The X-Service-Project-Id header, if the caller has a role on that project; ignored
+ * otherwise. Without the header (most calls) the answer is null at once, not a promise:
+ * the call's path then awaits nothing here.
+ */
+export function projectFor(ctx: AppContext, req: FastifyRequest, userId: string): Promise<string | null> | null {
   const h = req.headers['x-service-project-id'];
   if (typeof h !== 'string' || !h.trim()) return null;
-  const p = await projectForMember(ctx.db.hot ?? ctx.db, h.trim(), userId);
-  return p ? p.uid : null;
+  return projectForMember(ctx.db.hot ?? ctx.db, h.trim(), userId).then((p) => (p ? p.uid : null));
 }
 
 export function isEventStream(res: Dispatcher.ResponseData): boolean {

@@ -133,14 +133,14 @@ const proxy: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
       throw await refuseForKey(ctx, req, u, { endpoint: 'proxy', providerId: id, model, alias: null, stream: json?.stream === true, usageType }, e);
     }
     const quote = def.pricing.kind === 'units' ? quoteUnits(provider, charge) : quoteTokens(ctx.config, provider, model, body, json, generates(path), imagePromptBound(def, id, model, path, body, json), true);
-    const r = await reserve(ctx, {
-      ...callerOf(u),
+    const project = projectFor(ctx, req, u.userId);
+    const r = await reserve(ctx, callerOf(u), {
       usageType: charge?.unit.usageType ?? def.usageType,
       endpoint: 'proxy',
       providerId: id,
       model,
       alias: null,
-      projectId: await projectFor(ctx, req, u.userId),
+      projectId: project && (await project),
       stream: json?.stream === true,
       body,
       traceparent: req.headers.traceparent,

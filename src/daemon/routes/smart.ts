@@ -102,14 +102,14 @@ const smart: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
       const honouring = wires.filter((w) => !w.out.dropped.length);
       if (strictParams(req) && !honouring.length) throw unsupported(wires[0].out, wires[0].c.provider);
       const order = strictParams(req) ? honouring : [...honouring, ...wires.filter((w) => w.out.dropped.length)];
-      const r = await reserve(ctx, {
-        ...callerOf(u),
+      const project = projectFor(ctx, req, u.userId);
+      const r = await reserve(ctx, callerOf(u), {
         usageType: 'ai_chat',
         endpoint: 'smart',
         providerId: order[0].c.provider,
         model: order[0].c.model,
         alias: cls,
-        projectId: await projectFor(ctx, req, u.userId),
+        projectId: project && (await project),
         stream: body.stream === true,
         body,
         traceparent: req.headers.traceparent,
