@@ -9,7 +9,8 @@
 // / the calls the run answered 2xx. The forwarder is
 // profiled the same way: the floor every phase is added to. `--cpu` runs without the
 // profiler and reports each process's CPU µs per call and its req/s instead (a quick A/B
-// for one change; the profiler's signals inflate every system call it samples).
+// for one change; the profiler's signals inflate every system call it samples), each run
+// `--seconds S` long (default 8).
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,10 +19,11 @@ import autocannon from 'autocannon';
 import { cpuMsOf, seedUser, spawnServer, startDaemonProcess, startMockProcess, writeAgwConfig } from './procs.js';
 import { buildScenarios } from './scenarios.js';
 
-const { values: a } = parseArgs({ options: { rounds: { type: 'string' }, cpu: { type: 'boolean' }, calls: { type: 'string' }, connections: { type: 'string' }, json: { type: 'boolean' }, keep: { type: 'boolean' } } });
+const { values: a } = parseArgs({ options: { rounds: { type: 'string' }, cpu: { type: 'boolean' }, calls: { type: 'string' }, connections: { type: 'string' }, seconds: { type: 'string' }, json: { type: 'boolean' }, keep: { type: 'boolean' } } });
 const CALLS = Number(a.calls ?? 40000);
 const CONNECTIONS = Number(a.connections ?? 50);
 const WARMUP = 2000;
+const SECONDS = Number(a.seconds ?? 8);
 const log = (m) => process.stderr.write(`[phases] ${m}\n`);
 
 /** agw's own files → phase (first match wins; paths relative to dist/). */
@@ -123,8 +125,10 @@ export function phasesOf(prof) {
   return out;
 }
 
+/** `calls` calls, or (a number of seconds as `{ seconds }`) as many as fit in that time. */
 async function drive(sc, calls, connections) {
-  const r = await autocannon({ url: sc.origin + sc.path, method: 'POST', headers: sc.headers, body: sc.body, connections, amount: calls, pipelining: 1, timeout: 10 });
+  const howMuch = typeof calls === 'number' ? { amount: calls } : { duration: calls.seconds };
+  const r = await autocannon({ url: sc.origin + sc.path, method: 'POST', headers: sc.headers, body: sc.body, connections, ...howMuch, pipelining: 1, timeout: 10 });
   return { ok: r['2xx'], other: r.non2xx + r.errors };
 }
 
@@ -175,7 +179,9 @@ async function cpuRounds() {
         const pid = id === 'forwarder' ? fwd.pid : d.pid;
         const cpu0 = cpuMsOf(pid);
         const t0 = performance.now();
-        const run = await drive(scs[id], CALLS, CONNECTIONS);
+        // timed, not counted: a counted run ends on autocannon's 1-second tick, which
+        // quantized req/s (20,000 calls read as 10,000, 6,667 or 5,000 req/s)
+        const run = await drive(scs[id], { seconds: SECONDS }, CONNECTIONS);
         if (run.other) throw new Error(`${id}: ${run.other} calls failed`);
         runs[id].push({ rps: run.ok / ((performance.now() - t0) / 1000), cpuUs: ((cpuMsOf(pid) - cpu0) * 1000) / run.ok });
       }

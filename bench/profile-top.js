@@ -1,9 +1,13 @@
 // Top frames of a V8 CPU profile (`node --cpu-prof`, e.g. from `bench/run.js --profile DIR`):
-//   node bench/profile-top.js FILE.cpuprofile [N]
+//   node bench/profile-top.js FILE.cpuprofile [N] [--measured]
 // Prints self time by function and by file/package, so hot spots can be named with numbers.
+// --measured: only the samples after the longest idle stretch (bench/call-phases.js --keep
+// pauses between warm-up and the measured run: start-up and schema compilation left out).
 import { readFileSync } from 'node:fs';
 
-const [file, nArg] = process.argv.slice(2);
+const args = process.argv.slice(2);
+const measured = args.includes('--measured');
+const [file, nArg] = args.filter((x) => x !== '--measured');
 if (!file) {
   console.error('usage: node bench/profile-top.js FILE.cpuprofile [N]');
   process.exit(2);
@@ -12,8 +16,18 @@ const n = Number(nArg ?? 30);
 const prof = JSON.parse(readFileSync(file, 'utf8'));
 const byId = new Map(prof.nodes.map((node) => [node.id, node]));
 const self = new Map();
+let from = 0;
+if (measured) {
+  for (let i = 0, run = 0, start = 0, best = 0; i < prof.samples.length; i++) {
+    if (byId.get(prof.samples[i]).callFrame.functionName === '(idle)') {
+      if (run === 0) start = i;
+      run += prof.timeDeltas[i + 1] ?? 0;
+      if (run > best) [best, from] = [run, start];
+    } else run = 0;
+  }
+}
 // samples[i] took timeDeltas[i + 1] microseconds (the delta before the next sample)
-for (let i = 0; i < prof.samples.length; i++) {
+for (let i = from; i < prof.samples.length; i++) {
   const dt = prof.timeDeltas[i + 1] ?? 0;
   self.set(prof.samples[i], (self.get(prof.samples[i]) ?? 0) + dt);
 }
