@@ -227,6 +227,57 @@ describe('the SQLite booking ledger', () => {
     }
   });
 
+  it('calls settled in one turn of the event loop share one journal write, made before any of them is answered', async () => {
+    const f = await startGatewayFixture();
+    try {
+      const u = await f.d.user({ tier: 'pro', balance: 10, quotas: { ai_chat: -1 } });
+      const ledger = (f.db as unknown as { ledger: Ledger }).ledger;
+      const journal = (ledger as unknown as { journal: BookingJournal }).journal;
+      const append = journal.append.bind(journal);
+      const writes: number[] = [];
+      journal.append = (bs) => {
+        append(bs);
+        writes.push(Array.isArray(bs) ? bs.length : 1);
+      };
+      try {
+        // answered only after its line is written: every 200 seen has its line by then
+        const lines = () => readFileSync(journal.path, 'utf8').split('\n').filter(Boolean).length;
+        const before = lines();
+        const answers = await Promise.all(
+          Array.from({ length: 30 }, async () => {
+            const r = await f.d.fetch('/gateway/chat', { method: 'POST', key: u.key, json: { model: 'gpt-4o-mini', messages } });
+            return { status: r.status, lines: lines() };
+          }),
+        );
+        expect(answers.map((a) => a.status)).toEqual(Array(30).fill(200));
+        const seen = answers.map((a) => a.lines - before).sort((a, b) => a - b);
+        seen.forEach((n, i) => expect(n).toBeGreaterThanOrEqual(i + 1)); // the i-th answer found at least i lines
+        expect(writes.reduce((a, b) => a + b, 0)).toBe(30);
+        // settled in one synchronous stretch: nothing written until the turn's check phase, then one write for all three
+        writes.length = 0;
+        const now = Date.now();
+        const b = (id: string): Booking => ({
+          id, userId: u.id, keyId: null, budgets: [], usageType: 'ai_chat', endpoint: 'chat', providerId: 'openai', model: 'gpt-4o-mini', alias: null, projectId: null,
+          periodKey: quotaPeriod(now).key, createdAt: now, status: 'finalized', promptTokens: 10, completionTokens: 5, cachedTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0,
+          units: 0, rawNano: 1000, customerNano: 2000, holdNano: 2000, writtenOffNano: 0, httpStatus: 200, settledAt: now, monthlyAllowance: 0, description: 'chat openai/gpt-4o-mini',
+          stream: false, answerStatus: 200, errorCode: null, latencyMs: 1, ttfbMs: null, attempts: 1, droppedParams: null,
+        });
+        const at = lines();
+        const settling = [ledger.settle(b('use_turn_a')), ledger.settle(b('use_turn_b')), ledger.settle(b('use_turn_c'))];
+        expect(lines()).toBe(at);
+        await Promise.all(settling);
+        expect(writes).toEqual([3]);
+        expect(lines()).toBe(at + 3);
+      } finally {
+        journal.append = append;
+      }
+      expect(await usageRecords(f.db, u.id)).toHaveLength(33);
+      expect(await usageTransactions(f.db, u.id)).toHaveLength(33);
+    } finally {
+      await f.close();
+    }
+  });
+
   it('a journal that cannot be written books the call in the store before the answer goes out', async () => {
     const f = await startGatewayFixture();
     try {

@@ -7,7 +7,8 @@ import { StoreOpenError } from '../../store/errors.js';
 /**
  * The booking journal: an append-only file next to agw.db (`agw.db-bookings`) holding
  * settled gateway calls that are not applied to the store yet. One booking = one line,
- * `CRC32(json) json\n`, written with one write(2) before the client sees the answer: once
+ * `CRC32(json) json\n`; the bookings settled in one turn of the event loop are written with
+ * one write(2) before any of their clients sees the answer: once
  * the call returns, the booking survives the process being killed (it is in the kernel's
  * page cache, the same guarantee as a SQLite commit with synchronous=NORMAL). Reading
  * skips lines whose checksum does not match (a write torn by a power loss).
@@ -30,15 +31,21 @@ export class BookingJournal {
     this.size = fstatSync(this.fd).size;
   }
 
-  /** Appends one booking; throws (leaving the file as it was) when it cannot be written whole. */
-  append(b: Booking): void {
-    const json = JSON.stringify(b);
-    const line = `${checksum(json)} ${json}\n`;
-    const bytes = Buffer.byteLength(line);
+  /**
+   * Appends bookings (one, or those settled in one turn of the event loop) with one
+   * write(2); throws, leaving the file as it was, when they cannot be written whole.
+   */
+  append(bookings: Booking | readonly Booking[]): void {
+    let lines = '';
+    for (const b of Array.isArray(bookings) ? (bookings as readonly Booking[]) : [bookings as Booking]) {
+      const json = JSON.stringify(b);
+      lines += `${checksum(json)} ${json}\n`;
+    }
+    const bytes = Buffer.byteLength(lines);
     let written = 0;
     try {
-      // the string as it is (no Buffer per booking); a short write is undone below
-      written = writeSync(this.fd, line);
+      // the string as it is (no Buffer per write); a short write is undone below
+      written = writeSync(this.fd, lines);
       if (written !== bytes) throw new Error(`booking journal: ${written} of ${bytes} bytes written`);
     } catch (e) {
       if (written > 0) ftruncateSync(this.fd, this.size); // no torn line in front of the next one

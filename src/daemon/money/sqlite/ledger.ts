@@ -64,9 +64,10 @@ const rowKey = (userId: string, usageType: string, periodKey: string, keys: read
  *   admitted and not settled, and what settled calls booked but did not apply yet).
  *   Read, check and hold happen in one synchronous step, so parallel calls cannot exceed
  *   a quota, a wallet or a key's budget.
- * - Settling (`settle`): the booking is appended to the journal (one write(2)) before the
- *   answer goes out, then applied by the applier; a journal that cannot be written makes
- *   the call apply its booking in a transaction of its own before it returns.
+ * - Settling (`settle`): the booking is appended to the journal before the answer goes
+ *   out (the bookings of one turn of the event loop in one write(2)), then applied by the
+ *   applier; a journal that cannot be written makes the call apply its booking in a
+ *   transaction of its own before it returns.
  * - Applying: one transaction for up to APPLY_BATCH bookings; the held counts drop in the
  *   same synchronous step as the COMMIT, so no reader ever counts a call twice or not at
  *   all. Every other read of the Db first waits for the pending bookings to be applied
@@ -77,6 +78,8 @@ const rowKey = (userId: string, usageType: string, periodKey: string, keys: read
  */
 export class Ledger {
   private readonly pending = new Map<string, Booking>();
+  /** settled this turn of the event loop, not in the journal yet (`flush`) */
+  private queued: { b: Booking; resolve: () => void; reject: (err: unknown) => void }[] = [];
   /** holds of calls in flight and bookings not applied, per pot */
   readonly spoken = new Spoken();
   /** admission rows read before, valid while the store's version and the user's count hold */
@@ -150,39 +153,61 @@ export class Ledger {
   }
 
   /**
-   * Books a settled call: journal first (durable when this returns), then the applier.
-   * Resolves at once, or after its own COMMIT when the journal cannot be written.
+   * Books a settled call: journal first (durable when this resolves), then the applier.
+   * The bookings settled in one turn of the event loop share one journal write, made in
+   * the turn's check phase (setImmediate), before any of their answers goes out; their
+   * holds stand until then. Resolves after that write, or after the call's own COMMIT
+   * when the journal cannot be written.
    */
-  async settle(b: Booking): Promise<void> {
-    if (this.pending.has(b.id)) return;
+  settle(b: Booking): Promise<void> {
+    if (this.pending.has(b.id) || this.queued.some((q) => q.b.id === b.id)) return Promise.resolve();
+    if (!this.journal) return this.applyDirect(b);
+    return new Promise((resolve, reject) => {
+      if (!this.queued.length) setImmediate(() => this.flush());
+      this.queued.push({ b, resolve, reject });
+    });
+  }
+
+  /** Writes the queued bookings to the journal in one write(2) and hands them to the applier. */
+  private flush(): void {
+    const queued = this.queued;
+    if (!queued.length) return;
+    this.queued = [];
     try {
-      if (!this.journal) throw new Error('no journal (an in-memory store)');
-      this.journal.append(b);
+      if (this.closed || !this.journal) throw new Error('the ledger is closed');
+      this.journal.append(queued.map((q) => q.b));
     } catch (err) {
-      if (this.journal) this.log.error({ err }, 'the booking journal cannot be written: booking the call directly in the store');
-      this.stats.directApplies++;
-      // the holds stay until the COMMIT that counts the call in the store
-      try {
-        await this.host.txThen(
-          (q) => applyBooking(q, b),
-          () => {
-            this.spoken.settle(b.id, []);
-            if (b.status !== 'refused') this.touched(b.userId);
-          },
-        );
-      } catch (err2) {
-        // not booked at all (the call is answered with an error): its holds go, or they
-        // would keep the wallet's funds out of reach until the daemon restarts
-        this.spoken.settle(b.id, []);
-        throw err2;
-      }
+      if (!this.closed) this.log.error({ err }, 'the booking journal cannot be written: booking the calls directly in the store');
+      for (const q of queued) this.applyDirect(q.b).then(q.resolve, q.reject);
       return;
     }
-    this.stats.appended++;
-    this.pending.set(b.id, b);
-    // the holds go; what the call booked counts instead until it is applied (a refused call: nothing)
-    this.spoken.settle(b.id, bookedOf(b));
+    for (const { b, resolve } of queued) {
+      this.stats.appended++;
+      this.pending.set(b.id, b);
+      // the holds go; what the call booked counts instead until it is applied (a refused call: nothing)
+      this.spoken.settle(b.id, bookedOf(b));
+      resolve();
+    }
     this.schedule();
+  }
+
+  /** A booking the journal cannot take, in a transaction of its own; its holds stay until that COMMIT. */
+  private async applyDirect(b: Booking): Promise<void> {
+    this.stats.directApplies++;
+    try {
+      await this.host.txThen(
+        (q) => applyBooking(q, b),
+        () => {
+          this.spoken.settle(b.id, []);
+          if (b.status !== 'refused') this.touched(b.userId);
+        },
+      );
+    } catch (err) {
+      // not booked at all (the call is answered with an error): its holds go, or they
+      // would keep the wallet's funds out of reach until the daemon restarts
+      this.spoken.settle(b.id, []);
+      throw err;
+    }
   }
 
   /**
@@ -230,6 +255,7 @@ export class Ledger {
 
   /** Applies what is pending, stops the timer; later settles apply directly. */
   async close(): Promise<void> {
+    this.flush();
     await this.drain();
     this.closed = true;
     if (this.timer) clearTimeout(this.timer);
