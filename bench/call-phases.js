@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
-import { cpuMsOf, seedUser, spawnServer, startDaemonProcess, startMockProcess, writeAgwConfig } from './procs.js';
+import { cpuMsOf, memoryOf, seedUser, spawnServer, startDaemonProcess, startMockProcess, writeAgwConfig } from './procs.js';
 import { buildScenarios } from './scenarios.js';
 
 const { values: a } = parseArgs({ options: { rounds: { type: 'string' }, cpu: { type: 'boolean' }, calls: { type: 'string' }, connections: { type: 'string' }, seconds: { type: 'string' }, json: { type: 'boolean' }, keep: { type: 'boolean' } } });
@@ -172,6 +172,7 @@ async function cpuRounds() {
   const d = await startDaemonProcess({ dataDir, configFile });
   const scs = buildScenarios({ mock: mock.url, forwarder: fwd.url, agw: d.url }, user.key);
   const runs = { forwarder: [], chat: [], proxy: [] };
+  const rss = [];
   try {
     for (const id of Object.keys(runs)) await drive(scs[id], WARMUP, CONNECTIONS);
     for (let r = 0; r < rounds; r++) {
@@ -185,6 +186,7 @@ async function cpuRounds() {
         if (run.other) throw new Error(`${id}: ${run.other} calls failed`);
         runs[id].push({ rps: run.ok / ((performance.now() - t0) / 1000), cpuUs: ((cpuMsOf(pid) - cpu0) * 1000) / run.ok });
       }
+      rss.push(memoryOf(d.pid).rssMb);
       log(`round ${r + 1}/${rounds} done`);
     }
   } finally {
@@ -197,6 +199,7 @@ async function cpuRounds() {
     const ratio = med(rs.map((x, i) => x.rps / runs.forwarder[i].rps));
     result.scenarios[id] = { rps: Math.round(med(rs.map((x) => x.rps))), rpsVsForwarder: Math.round(ratio * 1000) / 1000, cpuUsPerCall: Math.round(med(rs.map((x) => x.cpuUs))), rounds: rs.map((x) => Math.round(x.rps)) };
   }
+  result.daemonRssMbAfterRounds = rss.map((x) => Math.round(x * 10) / 10);
 }
 
 const mock = await startMockProcess();
@@ -229,6 +232,7 @@ else if (a.cpu) {
   for (const [id, r] of Object.entries(result.scenarios)) {
     console.log(`${id.padEnd(10)} ${String(r.rps).padStart(6)} req/s (${r.rpsVsForwarder.toFixed(3)}x, rounds ${r.rounds.join(' ')})  ${String(r.cpuUsPerCall).padStart(4)} µs CPU per call`);
   }
+  console.log(`daemon RSS after each round: ${result.daemonRssMbAfterRounds.join(', ')} MB`);
 } else {
   const names = [...new Set(Object.values(result.scenarios).flatMap((s) => Object.keys(s.perCall)))];
   const ids = Object.keys(result.scenarios);
