@@ -48,6 +48,12 @@ function books(data: string) {
   }
 }
 
+/** The fixture's ledger and its journal (private fields, reached for these tests). */
+function ledgerOf(f: { db: unknown }): { ledger: Ledger; journal: BookingJournal } {
+  const ledger = (f.db as { ledger: Ledger }).ledger;
+  return { ledger, journal: (ledger as unknown as { journal: BookingJournal }).journal };
+}
+
 describe('the SQLite booking ledger', () => {
   it('calls answered before a SIGKILL are all booked at the next start, each once; the burst cut off holds nothing', async () => {
     const sim = await startOpenAiSim({ apiKey: OPENAI_KEY });
@@ -205,7 +211,7 @@ describe('the SQLite booking ledger', () => {
     const f = await startGatewayFixture();
     try {
       const u = await f.d.user({ tier: 'pro', balance: 1 });
-      const ledger = (f.db as unknown as { ledger: Ledger }).ledger;
+      const { ledger } = ledgerOf(f);
       const host = (ledger as unknown as { host: { txThen: (...a: unknown[]) => Promise<unknown> } }).host;
       const txThen = host.txThen;
       host.txThen = () => Promise.reject(Object.assign(new Error('disk I/O error'), { code: 'SQLITE_IOERR' }));
@@ -231,8 +237,7 @@ describe('the SQLite booking ledger', () => {
     const f = await startGatewayFixture();
     try {
       const u = await f.d.user({ tier: 'pro', balance: 10, quotas: { ai_chat: -1 } });
-      const ledger = (f.db as unknown as { ledger: Ledger }).ledger;
-      const journal = (ledger as unknown as { journal: BookingJournal }).journal;
+      const { ledger, journal } = ledgerOf(f);
       const append = journal.append.bind(journal);
       const writes: number[] = [];
       journal.append = (bs) => {
@@ -282,8 +287,7 @@ describe('the SQLite booking ledger', () => {
     const f = await startGatewayFixture();
     try {
       const u = await f.d.user({ tier: 'pro', balance: 1 });
-      const ledger = (f.db as unknown as { ledger: Ledger }).ledger;
-      const journal = (ledger as unknown as { journal: BookingJournal }).journal;
+      const { ledger, journal } = ledgerOf(f);
       const append = journal.append;
       journal.append = () => {
         throw Object.assign(new Error('no space left on device'), { code: 'ENOSPC' });
@@ -307,8 +311,7 @@ describe('the SQLite booking ledger', () => {
     const f = await startGatewayFixture();
     try {
       const u = await f.d.user({ tier: 'free', balance: 1, quotas: { ai_chat: -1 } });
-      const ledger = (f.db as unknown as { ledger: Ledger }).ledger;
-      const journal = (ledger as unknown as { journal: BookingJournal }).journal;
+      const { ledger, journal } = ledgerOf(f);
       const host = (ledger as unknown as { host: { txThen: (...a: unknown[]) => Promise<unknown> } }).host;
       const append = journal.append;
       const txThen = host.txThen;
