@@ -233,7 +233,7 @@ describe('the SQLite booking ledger', () => {
     }
   });
 
-  it('calls settled in one turn of the event loop share one journal write, made before any of them is answered', async () => {
+  it('calls settled in one turn of the event loop share one journal write, made before any of them is answered; a call alone is written at once', async () => {
     const f = await startGatewayFixture();
     try {
       const u = await f.d.user({ tier: 'pro', balance: 10, quotas: { ai_chat: -1 } });
@@ -258,7 +258,8 @@ describe('the SQLite booking ledger', () => {
         const seen = answers.map((a) => a.lines - before).sort((a, b) => a - b);
         seen.forEach((n, i) => expect(n).toBeGreaterThanOrEqual(i + 1)); // the i-th answer found at least i lines
         expect(writes.reduce((a, b) => a + b, 0)).toBe(30);
-        // settled in one synchronous stretch: nothing written until the turn's check phase, then one write for all three
+        // three calls in flight settled in one synchronous stretch: nothing written until the
+        // turn's check phase, then one write for all three
         writes.length = 0;
         const now = Date.now();
         const b = (id: string): Booking => ({
@@ -267,17 +268,26 @@ describe('the SQLite booking ledger', () => {
           units: 0, rawNano: 1000, customerNano: 2000, holdNano: 2000, writtenOffNano: 0, httpStatus: 200, settledAt: now, monthlyAllowance: 0, description: 'chat openai/gpt-4o-mini',
           stream: false, answerStatus: 200, errorCode: null, latencyMs: 1, ttfbMs: null, attempts: 1, droppedParams: null,
         });
+        const admit = (id: string) => ledger.admit(id, u.id, 'ai_chat', quotaPeriod(now).key, [], () => []);
+        for (const id of ['use_turn_a', 'use_turn_b', 'use_turn_c']) expect(await admit(id)).toBe(true);
         const at = lines();
         const settling = [ledger.settle(b('use_turn_a')), ledger.settle(b('use_turn_b')), ledger.settle(b('use_turn_c'))];
         expect(lines()).toBe(at);
         await Promise.all(settling);
         expect(writes).toEqual([3]);
         expect(lines()).toBe(at + 3);
+        // the only call in flight: no other can share the write, so it is made at once, not a turn later
+        writes.length = 0;
+        expect(await admit('use_alone')).toBe(true);
+        const alone = ledger.settle(b('use_alone'));
+        expect(writes).toEqual([1]);
+        expect(lines()).toBe(at + 4);
+        await alone;
       } finally {
         journal.append = append;
       }
-      expect(await usageRecords(f.db, u.id)).toHaveLength(33);
-      expect(await usageTransactions(f.db, u.id)).toHaveLength(33);
+      expect(await usageRecords(f.db, u.id)).toHaveLength(34);
+      expect(await usageTransactions(f.db, u.id)).toHaveLength(34);
     } finally {
       await f.close();
     }

@@ -65,7 +65,8 @@ const rowKey = (userId: string, usageType: string, periodKey: string, keys: read
  *   Read, check and hold happen in one synchronous step, so parallel calls cannot exceed
  *   a quota, a wallet or a key's budget.
  * - Settling (`settle`): the booking is appended to the journal before the answer goes
- *   out (the bookings of one turn of the event loop in one write(2)), then applied by the
+ *   out (the bookings of one turn of the event loop in one write(2); a call alone at
+ *   once), then applied by the
  *   applier; a journal that cannot be written makes the call apply its booking in a
  *   transaction of its own before it returns.
  * - Applying: one transaction for up to APPLY_BATCH bookings; the held counts drop in the
@@ -156,15 +157,19 @@ export class Ledger {
    * Books a settled call: journal first (durable when this resolves), then the applier.
    * The bookings settled in one turn of the event loop share one journal write, made in
    * the turn's check phase (setImmediate), before any of their answers goes out; their
-   * holds stand until then. Resolves after that write, or after the call's own COMMIT
-   * when the journal cannot be written.
+   * holds stand until then. The only call in flight has nobody to share with: its line is
+   * written at once (a sequential caller does not wait a turn). Resolves after that write,
+   * or after the call's own COMMIT when the journal cannot be written.
    */
   settle(b: Booking): Promise<void> {
     if (this.pending.has(b.id) || this.queued.some((q) => q.b.id === b.id)) return Promise.resolve();
     if (!this.journal) return this.applyDirect(b);
     return new Promise((resolve, reject) => {
-      if (!this.queued.length) setImmediate(() => this.flush());
       this.queued.push({ b, resolve, reject });
+      if (this.queued.length > 1) return;
+      // the only call in flight: none can settle in this turn to share the write, so no wait for the check phase
+      if (this.spoken.inFlight <= 1) this.flush();
+      else setImmediate(() => this.flush());
     });
   }
 

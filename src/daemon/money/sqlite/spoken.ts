@@ -27,6 +27,11 @@ export class Spoken {
     return h ? { amount: h.amount, calls: h.calls } : { amount: 0, calls: 0 };
   }
 
+  /** Calls admitted and not settled (holding, or admitted for nothing). */
+  get inFlight(): number {
+    return this.calls.size;
+  }
+
   pendingOf(pot: string): number {
     return this.pending.get(pot) ?? 0;
   }
