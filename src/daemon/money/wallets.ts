@@ -29,23 +29,27 @@ export interface WalletState {
   lastAllowanceAt: number | null;
 }
 
-/** The month of the last `monthKey` call (every debit asks; it changes once a month). */
+/**
+ * The UTC month of `now` (its start, the next month's start, YYYY-MM), kept from the last
+ * call: every admission and debit asks, and it changes once a month (two Date objects per
+ * call otherwise, on the gateway's path).
+ */
 let lastMonth = { start: 0, end: 0, key: '' };
+function monthOf(now: number): typeof lastMonth {
+  if (now >= lastMonth.start && now < lastMonth.end) return lastMonth;
+  const d = new Date(now);
+  const start = Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1);
+  return (lastMonth = { start, end: Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1), key: new Date(start).toISOString().slice(0, 7) });
+}
 
 export function monthKey(now: number): string {
-  if (now >= lastMonth.start && now < lastMonth.end) return lastMonth.key;
-  lastMonth = { start: monthStart(now), end: nextMonthStart(now), key: new Date(now).toISOString().slice(0, 7) };
-  return lastMonth.key;
+  return monthOf(now).key;
 }
-
 export function monthStart(now: number): number {
-  const d = new Date(now);
-  return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1);
+  return monthOf(now).start;
 }
-
 export function nextMonthStart(now: number): number {
-  const d = new Date(now);
-  return Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1);
+  return monthOf(now).end;
 }
 
 /**
