@@ -57,7 +57,7 @@ export function spawnServer(args, { env, name, timeoutMs = 30_000 } = {}) {
 }
 
 export const startMockProcess = () => spawnServer([SERVERS, 'mock'], { name: 'mock upstream' });
-export const startForwarderProcess = (upstream) => spawnServer([SERVERS, 'forwarder', upstream], { name: 'bare forwarder' });
+export const startForwarderProcess = (upstream, { nodeFlags = [], env } = {}) => spawnServer([...nodeFlags, SERVERS, 'forwarder', upstream], { name: 'bare forwarder', env });
 
 /** The daemon's config: both chat providers point at the mock; logs only warnings. */
 export function writeAgwConfig(dataDir, mockUrl) {
@@ -75,10 +75,10 @@ export function writeAgwConfig(dataDir, mockUrl) {
   return file;
 }
 
-/** `agw serve` on a free port; `nodeFlags` e.g. ['--cpu-prof', '--cpu-prof-dir=DIR']. */
-export function startDaemonProcess({ dataDir, configFile, nodeFlags = [] }) {
+/** `agw serve` on a free port; `nodeFlags` e.g. ['--cpu-prof', '--cpu-prof-dir=DIR']; `env`: more variables. */
+export function startDaemonProcess({ dataDir, configFile, nodeFlags = [], env = {} }) {
   const args = [...nodeFlags, AGW_BIN, 'serve', '--port', '0', '--host', '127.0.0.1', '--data', dataDir, '--config', configFile, '--json'];
-  return spawnServer(args, { name: 'agw daemon', env: { AGW_DATA: undefined, AGW_CONFIG: undefined } });
+  return spawnServer(args, { name: 'agw daemon', env: { AGW_DATA: undefined, AGW_CONFIG: undefined, ...env } });
 }
 
 /** Runs `agw admin …  --json` against the data dir and returns the parsed document. */

@@ -1,0 +1,49 @@
+// Preloaded (`node --import ./bench/timeline-hook.mjs`) into the forwarder or an agw daemon by
+// bench/timeline.js: times each sequential call's segments from Node's and undici's
+// diagnostics channels, without a line of the server's own code changed. One call at a time
+// (the timeline drives one connection), so the upstream request belongs to the request in
+// flight. Every BATCH calls, one JSON line of per-segment medians (µs) goes to
+// $AGW_TIMELINE_FILE.
+import { appendFileSync } from 'node:fs';
+import { subscribe } from 'node:diagnostics_channel';
+
+const FILE = process.env.AGW_TIMELINE_FILE;
+const BATCH = 1000;
+/** segment name → [from mark, to mark] */
+export const SEGMENTS = {
+  'request in → upstream request made': ['in', 'create'],
+  'upstream request made → headers written': ['create', 'sent'],
+  'upstream answer wait (network, upstream)': ['sent', 'headers'],
+  'upstream answer headers → body complete': ['headers', 'trailers'],
+  'upstream body complete → answer written': ['trailers', 'finish'],
+  'request in → answer written (total)': ['in', 'finish'],
+};
+const rows = Object.fromEntries(Object.keys(SEGMENTS).map((k) => [k, []]));
+let t = null;
+const mark = (name) => () => {
+  if (t && t[name] === undefined) t[name] = performance.now();
+};
+if (FILE) {
+  subscribe('http.server.request.start', () => {
+    t = { in: performance.now() };
+  });
+  subscribe('undici:request:create', mark('create'));
+  subscribe('undici:client:sendHeaders', mark('sent'));
+  subscribe('undici:request:headers', mark('headers'));
+  subscribe('undici:request:trailers', mark('trailers'));
+  subscribe('http.server.response.finish', () => {
+    if (!t) return;
+    t.finish = performance.now();
+    const done = t;
+    t = null;
+    for (const [k, [a, b]] of Object.entries(SEGMENTS)) if (done[a] !== undefined && done[b] !== undefined) rows[k].push((done[b] - done[a]) * 1000);
+    if (rows['request in → answer written (total)'].length < BATCH) return;
+    const med = {};
+    for (const [k, xs] of Object.entries(rows)) {
+      xs.sort((x, y) => x - y);
+      med[k] = xs.length ? xs[xs.length >> 1] : null;
+      xs.length = 0;
+    }
+    appendFileSync(FILE, `${JSON.stringify(med)}\n`);
+  });
+}
