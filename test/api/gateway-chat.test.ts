@@ -1,3 +1,5 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { anthropicInputTokens, countTokens, openAiPromptTokens, simReply } from '../../src/daemon/demo/upstreams.js';
 import {
@@ -201,5 +203,37 @@ describe('POST /api/gateway/chat refusals (nothing reaches the upstream, nothing
     expect(res.status).toBe(200);
     expect(await walletRow(f.db, u.id)).toEqual({ balance: 0, allowanceUsed: 0 });
     expect(await usageTransactions(f.db, u.id)).toHaveLength(1);
+  });
+});
+
+describe('POST /api/gateway/chat: a JSON answer that breaks off', () => {
+  it('an upstream that dies halfway through its JSON body: 503 UPSTREAM_UNREACHABLE, nothing charged, the hold and the quota unit given back', async () => {
+    // headers promise 2,000 bytes, 40 arrive, then the connection is cut
+    const cut = http.createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': '2000' });
+        res.write('{"id":"chatcmpl-cut","object":"chat.comp');
+        setTimeout(() => res.socket?.destroy(), 20);
+      });
+    });
+    await new Promise<void>((r) => cut.listen(0, '127.0.0.1', r));
+    const g = await startGatewayFixture({ env: { AGW_PROVIDER_OPENAI_BASE_URL: `http://127.0.0.1:${(cut.address() as AddressInfo).port}` } });
+    try {
+      const u = await g.d.user({ tier: 'pro', balance: 1 });
+      const res = await g.d.fetch('/gateway/chat', { method: 'POST', key: u.key, json: { model: 'gpt-4o-mini', messages } });
+      expect(res.status).toBe(503);
+      expect((await res.json()).code).toBe('UPSTREAM_UNREACHABLE');
+      expect(await walletRow(g.db, u.id)).toEqual({ balance: 1_000_000_000, allowanceUsed: 0 });
+      expect(await usageTransactions(g.db, u.id)).toHaveLength(0);
+      expect(await quotaUsed(g.db, u.id)).toBe(0);
+      expect((await usageRecords(g.db, u.id)).map((r) => r.status)).toEqual(['failed']);
+      // the next call is served as usual: nothing of the broken one is held
+      const again = await g.d.fetch('/gateway/chat', { method: 'POST', key: u.key, json: { model: 'claude-haiku-4-5', messages, max_tokens: 50 } });
+      expect(again.status).toBe(200);
+    } finally {
+      await g.close();
+      await new Promise((r) => cut.close(r));
+    }
   });
 });

@@ -152,9 +152,27 @@ export function unreachable(providerId: string, err: unknown): AgwError {
   return new AgwError('UPSTREAM_UNREACHABLE', `upstream ${providerId} is unreachable (${why})`);
 }
 
-/** The whole answer body (JSON and error answers are small). */
-export async function readBody(res: Dispatcher.ResponseData): Promise<Buffer> {
-  return Buffer.from(await res.body.arrayBuffer());
+/**
+ * The whole answer body (JSON and error answers are small), from the stream's own events:
+ * undici's `arrayBuffer()` runs its consume machinery and copies every chunk into a new
+ * buffer, where an answer is usually one chunk. Rejects when the stream fails or closes
+ * before its end (an aborted call, a body timeout).
+ */
+export function readBody(res: Dispatcher.ResponseData): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let ended = false;
+    const body = res.body;
+    body.on('data', (c: Buffer) => chunks.push(c));
+    body.once('end', () => {
+      ended = true;
+      resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
+    });
+    body.once('error', reject);
+    body.once('close', () => {
+      if (!ended) reject(new UpstreamError('aborted', new Error('the upstream answer closed before its end')));
+    });
+  });
 }
 
 /**
