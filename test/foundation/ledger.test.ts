@@ -143,10 +143,10 @@ describe('the SQLite booking ledger', () => {
       description: 'chat openai/gpt-4o-mini',
     });
     const journal = new BookingJournal(join(data, 'agw.db-bookings'));
-    journal.append(booking('use_a', 'finalized', 3000));
-    journal.append(booking('use_b', 'failed', 0));
-    journal.append(booking('use_a', 'finalized', 3000)); // the same call twice: booked once
-    journal.append(booking('use_c', 'finalized', 5000));
+    journal.append([booking('use_a', 'finalized', 3000)]);
+    journal.append([booking('use_b', 'failed', 0)]);
+    journal.append([booking('use_a', 'finalized', 3000)]); // the same call twice: booked once
+    journal.append([booking('use_c', 'finalized', 5000)]);
     journal.close();
     const path = join(data, 'agw.db-bookings');
     const lines = readFileSync(path, 'utf8').split('\n');
@@ -242,7 +242,7 @@ describe('the SQLite booking ledger', () => {
       const writes: number[] = [];
       journal.append = (bs) => {
         append(bs);
-        writes.push(Array.isArray(bs) ? bs.length : 1);
+        writes.push(bs.length);
       };
       try {
         // answered only after its line is written: every 200 seen has its line by then

@@ -32,12 +32,12 @@ export class BookingJournal {
   }
 
   /**
-   * Appends bookings (one, or those settled in one turn of the event loop) with one
+   * Appends bookings (those settled in one turn of the event loop, or one alone) with one
    * write(2); throws, leaving the file as it was, when they cannot be written whole.
    */
-  append(bookings: Booking | readonly Booking[]): void {
+  append(bookings: readonly Booking[]): void {
     let lines = '';
-    for (const b of Array.isArray(bookings) ? (bookings as readonly Booking[]) : [bookings as Booking]) {
+    for (const b of bookings) {
       const json = JSON.stringify(b);
       lines += `${checksum(json)} ${json}\n`;
     }
