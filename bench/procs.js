@@ -58,6 +58,8 @@ export function spawnServer(args, { env, name, timeoutMs = 30_000 } = {}) {
 
 export const startMockProcess = () => spawnServer([SERVERS, 'mock'], { name: 'mock upstream' });
 export const startForwarderProcess = (upstream, { nodeFlags = [], env } = {}) => spawnServer([...nodeFlags, SERVERS, 'forwarder', upstream], { name: 'bare forwarder', env });
+/** The accounting floor (servers.js startFloor), journaling to `journal`. */
+export const startFloorProcess = (upstream, journal, { nodeFlags = [], env } = {}) => spawnServer([...nodeFlags, SERVERS, 'floor', upstream, journal], { name: 'accounting floor', env });
 
 /** The daemon's config: both chat providers point at the mock; logs only warnings. */
 export function writeAgwConfig(dataDir, mockUrl) {

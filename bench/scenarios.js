@@ -38,6 +38,7 @@ export function buildScenarios(urls, key) {
   const all = {
     direct: s('direct', urls.mock, CHAT_PATH, 'sk-bench-direct', upstreamBody),
     forwarder: s('forwarder', urls.forwarder, CHAT_PATH, 'sk-bench-forwarder', upstreamBody),
+    floor: s('floor', urls.floor, CHAT_PATH, 'sk-bench-floor', upstreamBody),
     proxy: s('proxy', urls.agw, `/api/external/openai${CHAT_PATH}`, key, upstreamBody),
     chat: s('chat', urls.agw, '/api/gateway/chat', key, chatBody),
     'direct-stream': s('direct-stream', urls.mock, CHAT_PATH, 'sk-bench-direct', upstreamStream, { stream: true }),

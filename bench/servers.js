@@ -2,7 +2,9 @@
 // shares an event loop with the load generator or the daemon:
 //   node bench/servers.js mock               OpenAI-style upstream (JSON + SSE), no delay
 //   node bench/servers.js forwarder URL      bare undici forwarder to URL (the floor)
+//   node bench/servers.js floor URL JOURNAL  the least a metered call must do (see startFloor)
 // Each prints one JSON line {"event":"listening","url":…} on stdout when ready.
+import { openSync, writeSync } from 'node:fs';
 import http from 'node:http';
 import { pipeline } from 'node:stream';
 import { Pool } from 'undici';
@@ -108,6 +110,55 @@ export function startForwarder(upstream, port = 0) {
   return listen(server, port);
 }
 
+/**
+ * The accounting floor: what any gateway that books every call durably must do on a
+ * call's path, and nothing else. It reads and parses the caller's JSON, finds the caller's
+ * key in a Map (the cache hit of an authentication), writes the upstream body with the
+ * concrete model, reads the upstream's JSON answer whole and parses it for its usage,
+ * prices it, appends one JSON line for the booking to a journal file with write(2) before
+ * the answer goes out (nothing answered is lost when the process is killed), then sends
+ * the answer. No validation, no quota or wallet, no request record, no metrics: the
+ * latency no implementation of agw's rules can go below on this machine, in Node.
+ */
+export function startFloor(upstream, journalFile, port = 0) {
+  const pool = new Pool(upstream, { connections: 256, keepAliveTimeout: 60_000 });
+  const journal = openSync(journalFile, 'a');
+  const keys = new Map([['Bearer sk-bench-floor', { id: 'key_floor', userId: 'usr_floor' }]]);
+  let n = 0;
+  const server = http.createServer((req, res) => {
+    const chunks = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', async () => {
+      try {
+        const key = keys.get(req.headers.authorization);
+        if (!key) {
+          res.writeHead(401, { 'content-type': 'application/json' });
+          return res.end('{"error":{"message":"unknown key"}}');
+        }
+        const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+        body.model = String(body.model);
+        const up = await pool.request({
+          method: 'POST',
+          path: req.url,
+          headers: { 'content-type': 'application/json', authorization: 'Bearer sk-bench-floor' },
+          body: JSON.stringify(body),
+        });
+        const answer = Buffer.from(await up.body.arrayBuffer());
+        const usage = JSON.parse(answer.toString('utf8')).usage ?? {};
+        const cost = (usage.prompt_tokens ?? 0) * 150 + (usage.completion_tokens ?? 0) * 600;
+        writeSync(journal, `${JSON.stringify({ id: `use_${++n}`, keyId: key.id, userId: key.userId, model: body.model, prompt: usage.prompt_tokens, completion: usage.completion_tokens, costNusd: cost, at: Date.now() })}\n`);
+        res.writeHead(up.statusCode, { 'content-type': 'application/json', 'content-length': answer.length });
+        res.end(answer);
+      } catch (err) {
+        if (!res.headersSent) res.writeHead(502, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ error: String(err?.message ?? err) }));
+      }
+    });
+  });
+  server.keepAliveTimeout = 65_000;
+  return listen(server, port);
+}
+
 function listen(server, port) {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
@@ -116,10 +167,10 @@ function listen(server, port) {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const [role, upstream] = process.argv.slice(2);
-  const started = role === 'mock' ? startMock() : role === 'forwarder' ? startForwarder(upstream) : null;
+  const [role, upstream, journal] = process.argv.slice(2);
+  const started = role === 'mock' ? startMock() : role === 'forwarder' ? startForwarder(upstream) : role === 'floor' && journal ? startFloor(upstream, journal) : null;
   if (!started) {
-    process.stderr.write('usage: node bench/servers.js mock | forwarder URL\n');
+    process.stderr.write('usage: node bench/servers.js mock | forwarder URL | floor URL JOURNAL\n');
     process.exit(2);
   }
   const { url } = await started;

@@ -18,14 +18,29 @@ export const SEGMENTS = {
   'upstream body complete → answer written': ['trailers', 'finish'],
   'request in → answer written (total)': ['in', 'finish'],
 };
-const rows = Object.fromEntries(Object.keys(SEGMENTS).map((k) => [k, []]));
+/**
+ * The event loop's busy time (performance.eventLoopUtilization's `active`) in two stretches
+ * where a server has nothing of the call's own to do: what else it runs there (deferred
+ * work, GC, other timers) delays the call. `active` moves at the loop's turns, so a
+ * stretch counts the rest of the turn it starts in.
+ */
+const WAIT_BUSY = 'busy during the upstream answer wait';
+const IDLE_BUSY = 'busy between answer written and next request in';
+let lastFinish = null;
+const rows = Object.fromEntries([...Object.keys(SEGMENTS), WAIT_BUSY, IDLE_BUSY].map((k) => [k, []]));
+const elu = {};
 let t = null;
 const mark = (name) => () => {
-  if (t && t[name] === undefined) t[name] = performance.now();
+  if (t && t[name] === undefined) {
+    t[name] = performance.now();
+    if (name === 'sent' || name === 'headers') elu[name] = performance.eventLoopUtilization().active;
+  }
 };
 if (FILE) {
   subscribe('http.server.request.start', () => {
     t = { in: performance.now() };
+    const now = performance.eventLoopUtilization().active;
+    if (lastFinish !== null) rows[IDLE_BUSY].push((now - lastFinish) * 1000);
   });
   subscribe('undici:request:create', mark('create'));
   subscribe('undici:client:sendHeaders', mark('sent'));
@@ -36,6 +51,9 @@ if (FILE) {
     t.finish = performance.now();
     const done = t;
     t = null;
+    lastFinish = performance.eventLoopUtilization().active;
+    if (elu.sent !== undefined && elu.headers !== undefined) rows[WAIT_BUSY].push((elu.headers - elu.sent) * 1000);
+    elu.sent = elu.headers = undefined;
     for (const [k, [a, b]] of Object.entries(SEGMENTS)) if (done[a] !== undefined && done[b] !== undefined) rows[k].push((done[b] - done[a]) * 1000);
     if (rows['request in → answer written (total)'].length < BATCH) return;
     const med = {};

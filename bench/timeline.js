@@ -1,9 +1,10 @@
 // Where one sequential call's added latency goes, segment by segment (issue #32):
 //   npm run build && node bench/timeline.js [--calls N] [--rounds R] [--json]
-// The forwarder and an agw daemon run with bench/timeline-hook.mjs preloaded, which times
+// The forwarder, the accounting floor (servers.js startFloor: the least a call booked
+// durably must do) and an agw daemon run with bench/timeline-hook.mjs preloaded, which times
 // each call from Node's and undici's diagnostics channels (request in, upstream request
 // made, its headers written, the upstream's answer headers and end, the answer written):
-// the same marks in both servers, no profiler, nothing of agw changed. One connection, one
+// the same marks in every server, no profiler, nothing of agw changed. One connection, one
 // call at a time, the scenarios interleaved round by round; each figure is the median of
 // the per-1,000-call medians. The CPU profile (call-phases.js) says what runs; this says
 // what a caller waits for.
@@ -11,7 +12,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:f
 import os from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { seedUser, startDaemonProcess, startForwarderProcess, startMockProcess, writeAgwConfig, ROOT } from './procs.js';
+import { seedUser, startDaemonProcess, startFloorProcess, startForwarderProcess, startMockProcess, writeAgwConfig, ROOT } from './procs.js';
 import { buildScenarios } from './scenarios.js';
 import { runSequential } from './sequential.js';
 import { median } from './stats.js';
@@ -20,29 +21,31 @@ const { values: a } = parseArgs({ options: { calls: { type: 'string' }, rounds: 
 const BATCH = 1000; // timeline-hook.mjs writes one line per 1,000 calls
 const CALLS = Math.max(BATCH, Math.round(Number(a.calls ?? 4000) / BATCH) * BATCH);
 const ROUNDS = Number(a.rounds ?? 3);
-const IDS = ['forwarder', 'proxy', 'chat'];
+const IDS = ['forwarder', 'floor', 'proxy', 'chat'];
 const log = (m) => process.stderr.write(`[timeline] ${m}\n`);
 
 const tmp = mkdtempSync(join(os.tmpdir(), 'agw-timeline-'));
 const hook = ['--import', join(ROOT, 'bench', 'timeline-hook.mjs')];
-const fileOf = { forwarder: join(tmp, 'forwarder.jsonl'), agw: join(tmp, 'agw.jsonl') };
+const fileOf = { forwarder: join(tmp, 'forwarder.jsonl'), floor: join(tmp, 'floor.jsonl'), agw: join(tmp, 'agw.jsonl') };
 const procs = [];
 try {
   const mock = await startMockProcess();
   procs.push(mock);
   const fwd = await startForwarderProcess(mock.url, { nodeFlags: hook, env: { AGW_TIMELINE_FILE: fileOf.forwarder } });
   procs.push(fwd);
+  const floor = await startFloorProcess(mock.url, join(tmp, 'floor.journal'), { nodeFlags: hook, env: { AGW_TIMELINE_FILE: fileOf.floor } });
+  procs.push(floor);
   const dataDir = join(tmp, 'data');
   mkdirSync(dataDir);
   const user = await seedUser(dataDir, writeAgwConfig(dataDir, 'http://127.0.0.1:9'), { email: 'timeline@example.com', password: 'bench-password-1' });
   const daemon = await startDaemonProcess({ dataDir, configFile: writeAgwConfig(dataDir, mock.url), nodeFlags: hook, env: { AGW_TIMELINE_FILE: fileOf.agw } });
   procs.push(daemon);
-  const scenarios = buildScenarios({ mock: mock.url, forwarder: fwd.url, agw: daemon.url }, user.key);
+  const scenarios = buildScenarios({ mock: mock.url, forwarder: fwd.url, floor: floor.url, agw: daemon.url }, user.key);
   const lines = (file) => (existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l)) : []);
   const batches = Object.fromEntries(IDS.map((id) => [id, []]));
   for (let r = 0; r < ROUNDS; r++) {
     for (const id of IDS) {
-      const file = id === 'forwarder' ? fileOf.forwarder : fileOf.agw;
+      const file = fileOf[id] ?? fileOf.agw;
       const before = lines(file).length;
       const warmup = r === 0 ? BATCH : 0;
       log(`round ${r + 1}/${ROUNDS}: ${id} (${warmup ? `${warmup} warm-up + ` : ''}${CALLS} calls)`);
@@ -59,10 +62,12 @@ try {
   else {
     console.log(`µs per sequential call, median of ${ROUNDS * (CALLS / BATCH)} medians of ${BATCH} calls each (one connection)`);
     const w = Math.max(...segments.map((s) => s.length));
-    console.log(`${'segment'.padEnd(w)}  ${IDS.map((id) => id.padStart(9)).join('  ')}  ${IDS.slice(1).map((id) => `${id}-fwd`.padStart(9)).join('  ')}`);
+    // differences: each against the forwarder, and agw's against the accounting floor
+    const diffs = [...IDS.slice(1).map((id) => [id, 'forwarder', `${id}-fwd`]), ['proxy', 'floor', 'proxy-floor'], ['chat', 'floor', 'chat-floor']];
+    console.log(`${'segment'.padEnd(w)}  ${IDS.map((id) => id.padStart(9)).join('  ')}  ${diffs.map(([, , h]) => h.padStart(11)).join('  ')}`);
     for (const s of segments) {
-      const f = result.forwarder[s];
-      console.log(`${s.padEnd(w)}  ${IDS.map((id) => String(result[id][s]).padStart(9)).join('  ')}  ${IDS.slice(1).map((id) => String(round1(result[id][s] - f)).padStart(9)).join('  ')}`);
+      const cells = diffs.map(([id, base]) => String(round1(result[id][s] - result[base][s])).padStart(11));
+      console.log(`${s.padEnd(w)}  ${IDS.map((id) => String(result[id][s]).padStart(9)).join('  ')}  ${cells.join('  ')}`);
     }
   }
 } finally {
