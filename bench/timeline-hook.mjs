@@ -29,6 +29,13 @@ const IDLE_BUSY = 'busy between answer written and next request in';
 let lastFinish = null;
 const rows = Object.fromEntries([...Object.keys(SEGMENTS), WAIT_BUSY, IDLE_BUSY].map((k) => [k, []]));
 const elu = {};
+/**
+ * Inside agw: its own marks (src/daemon/telemetry/phases.ts, channel `agw:call:phase`)
+ * between Node's and undici's, in the order a JSON call passes them. Each pair of
+ * consecutive marks a call passed is one row "inside: a → b" (a mark a call skips, e.g.
+ * `journaled` on a key-cache miss's path, joins its neighbours).
+ */
+const INSIDE = ['in', 'authenticated', 'handling', 'admitting', 'admitted', 'sending', 'create', 'sent', 'headers', 'trailers', 'answer-read', 'booking', 'journaled', 'booked', 'answered', 'finish'];
 let t = null;
 const mark = (name) => () => {
   if (t && t[name] === undefined) {
@@ -46,6 +53,7 @@ if (FILE) {
   subscribe('undici:client:sendHeaders', mark('sent'));
   subscribe('undici:request:headers', mark('headers'));
   subscribe('undici:request:trailers', mark('trailers'));
+  subscribe('agw:call:phase', (name) => mark(name)());
   subscribe('http.server.response.finish', () => {
     if (!t) return;
     t.finish = performance.now();
@@ -55,6 +63,14 @@ if (FILE) {
     if (elu.sent !== undefined && elu.headers !== undefined) rows[WAIT_BUSY].push((elu.headers - elu.sent) * 1000);
     elu.sent = elu.headers = undefined;
     for (const [k, [a, b]] of Object.entries(SEGMENTS)) if (done[a] !== undefined && done[b] !== undefined) rows[k].push((done[b] - done[a]) * 1000);
+    if (done.authenticated !== undefined) {
+      let prev = null;
+      for (const m of INSIDE) {
+        if (done[m] === undefined) continue;
+        if (prev !== null) (rows[`inside: ${prev} → ${m}`] ??= []).push((done[m] - done[prev]) * 1000);
+        prev = m;
+      }
+    }
     if (rows['request in → answer written (total)'].length < BATCH) return;
     const med = {};
     for (const [k, xs] of Object.entries(rows)) {

@@ -58,7 +58,13 @@ try {
   }
   const segments = Object.keys(batches.forwarder[0] ?? {});
   const result = Object.fromEntries(IDS.map((id) => [id, Object.fromEntries(segments.map((s) => [s, round1(median(batches[id].map((b) => b[s]).filter((x) => x !== null)))]))]));
-  if (a.json) console.log(JSON.stringify({ options: { calls: CALLS, rounds: ROUNDS }, result }, null, 2));
+  // agw's own marks (src/daemon/telemetry/phases.ts): the rows most batches of a scenario have
+  const AGW = ['proxy', 'chat'];
+  const insideRows = [...new Set(AGW.flatMap((id) => batches[id].flatMap((b) => Object.keys(b))))].filter(
+    (k) => k.startsWith('inside: ') && AGW.some((id) => batches[id].filter((b) => b[k] != null).length * 2 > batches[id].length),
+  );
+  const inside = Object.fromEntries(AGW.map((id) => [id, Object.fromEntries(insideRows.map((k) => [k, round1(median(batches[id].map((b) => b[k]).filter((x) => x != null)))]))]));
+  if (a.json) console.log(JSON.stringify({ options: { calls: CALLS, rounds: ROUNDS }, result, inside }, null, 2));
   else {
     console.log(`µs per sequential call, median of ${ROUNDS * (CALLS / BATCH)} medians of ${BATCH} calls each (one connection)`);
     const w = Math.max(...segments.map((s) => s.length));
@@ -68,6 +74,12 @@ try {
     for (const s of segments) {
       const cells = diffs.map(([id, base]) => String(round1(result[id][s] - result[base][s])).padStart(11));
       console.log(`${s.padEnd(w)}  ${IDS.map((id) => String(result[id][s]).padStart(9)).join('  ')}  ${cells.join('  ')}`);
+    }
+    if (insideRows.length) {
+      const wi = Math.max(...insideRows.map((s) => s.length));
+      console.log(`\ninside agw, between its marks and Node's and undici's (same calls, medians)`);
+      console.log(`${'segment'.padEnd(wi)}  ${AGW.map((id) => id.padStart(9)).join('  ')}`);
+      for (const k of insideRows) console.log(`${k.padEnd(wi)}  ${AGW.map((id) => String(Number.isNaN(inside[id][k]) ? '-' : inside[id][k]).padStart(9)).join('  ')}`);
     }
   }
 } finally {

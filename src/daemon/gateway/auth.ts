@@ -4,6 +4,7 @@ import type { AppContext } from '../context/index.js';
 import { bearerToken, GATEWAY_CREDENTIALS, markAuthHook, type UserPrincipal } from '../auth/principal.js';
 import { usableCachedKey, usableKey } from '../auth/key-cache.js';
 import type { Caller } from '../money/calls.js';
+import { markPhase } from '../telemetry/phases.js';
 
 /**
  * Gateway credentials: an agw_ key or an OAuth access token, as `Authorization: Bearer`
@@ -47,6 +48,7 @@ export function requireGatewayAuth(ctx: AppContext, xApiKey = false) {
       return done(err as Error); // expired
     }
     if (hit) {
+      markPhase('authenticated');
       req.principal = hit;
       return done();
     }
@@ -54,6 +56,7 @@ export function requireGatewayAuth(ctx: AppContext, xApiKey = false) {
       (p) => {
         if (!p) return done(unauthorized(req, xApiKey));
         req.principal = p;
+        markPhase('authenticated');
         done();
       },
       (err: Error) => done(err),

@@ -22,6 +22,7 @@ import { chatApiOf, chatOutbound, cloudRewriters, isAwsEventStream, type ChatOut
 import { conversationOf, pinnedKey } from './keys/sticky.js';
 import { providerAuthHeaders } from './upstream.js';
 import { hidesReasoning } from './usage.js';
+import { markPhase } from '../telemetry/phases.js';
 
 /**
  * One unified chat call, whatever door it came in by (POST /gateway/chat, the
@@ -138,6 +139,7 @@ export function messagesExtras(req: FastifyRequest): { betas?: string; query?: s
 }
 
 export async function unifiedChat(ctx: AppContext, gw: Gateway, req: FastifyRequest, reply: FastifyReply, o: ChatCallOptions): Promise<FastifyReply> {
+  markPhase('handling');
   const u = gatewayUser(req);
   const body = req.body as Obj;
   const target = await resolveOrRefuse(ctx, req, body);

@@ -18,6 +18,7 @@ import { authorize } from './clouds/credentials.js';
 import { EventStreamUsageTap } from './clouds/eventstream.js';
 import { failedConnection, failedStatus, retriedConnection, retriedStatus, retryAfterMs } from './keys/policy.js';
 import { keyFailed, KeysExhausted, keySucceeded, keyTokens, pickKey } from './keys/pick.js';
+import { markPhase } from '../telemetry/phases.js';
 
 /**
  * One metered gateway call after its reservation: the upstream attempt(s), the answer
@@ -66,6 +67,7 @@ export class Call {
    * unread). Every try counts in `attempts`; only the answer returned is booked.
    */
   send(provider: ResolvedProvider, req: UpstreamRequest, latencyKey?: string, prefer?: ProviderKey): Promise<Dispatcher.ResponseData> {
+    markPhase('sending');
     const keys = provider.keys;
     const only = keys[0];
     if (keys.length === 1 && only.apiKey !== undefined && only.rpm === null && only.tpm === null) {
@@ -267,6 +269,7 @@ export async function deliver(call: Call, up: Dispatcher.ResponseData, o: Delive
   let body: Buffer;
   try {
     body = await readBody(up);
+    markPhase('answer-read');
   } catch (err) {
     const e = unreachable(o.provider.def.id, err);
     await release(ctx, reservation, null, { err: e });
@@ -280,6 +283,7 @@ export async function deliver(call: Call, up: Dispatcher.ResponseData, o: Delive
   call.served(cost);
   await finalize(ctx, reservation, o.provider.def.id, cost, status);
   reply.send(answer);
+  markPhase('answered');
 }
 
 /** A rewritten answer, or the original when it cannot be rewritten (not the JSON expected). */

@@ -19,6 +19,7 @@ import { quotaPeriod } from './quotas.js';
 import { refusalError, withRequestId } from './refusals.js';
 import { capAtHold } from './settle.js';
 import { describe } from './wallet-line.js';
+import { markPhase } from '../telemetry/phases.js';
 
 /**
  * The money side of one gateway call, as the routes see it:
@@ -108,6 +109,7 @@ export function tierOf(config: ResolvedConfig, tier: string): TierDef {
 }
 
 export async function reserve(ctx: AppContext, caller: Caller, input: ReserveInput): Promise<Reservation> {
+  markPhase('admitting');
   const tier = tierOf(ctx.config, caller.tier);
   const now = Date.now();
   const period = quotaPeriod(now);
@@ -158,6 +160,7 @@ export async function reserve(ctx: AppContext, caller: Caller, input: ReserveInp
     throw withRequestId(err, r.id, r.rate);
   }
   inflightOf(ctx).begin();
+  markPhase('admitted');
   return r;
 }
 
@@ -272,11 +275,13 @@ const round3 = (ms: number) => Math.round(ms * 1000) / 1000;
 export async function finalize(ctx: AppContext, r: Reservation, providerId: string, cost: Cost, httpStatus: number): Promise<void> {
   if (r.settled) return;
   r.settled = true;
+  markPhase('booking');
   try {
     const b = bookingOf(ctx, r, { status: 'finalized', providerId, cost, httpStatus, answerStatus: httpStatus });
     if (b.writtenOffNano > 0) ctx.metrics.inc('agw_written_off_nusd_total', b.writtenOffNano, { provider: providerId });
     settled(ctx, r, b);
     await (await moneyOf(ctx)).settle(b);
+    markPhase('booked');
   } finally {
     inflightOf(ctx).end();
   }

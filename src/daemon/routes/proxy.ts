@@ -25,6 +25,7 @@ import type { SecretRedactor } from '../../shared/secret-redactor.js';
 import { authorize } from '../gateway/clouds/credentials.js';
 import { requireShallowBody } from '../gateway/body-depth.js';
 import { conversationOf, pinnedKey } from '../gateway/keys/sticky.js';
+import { markPhase } from '../telemetry/phases.js';
 
 /**
  * The proxy: /api/external/{provider}/{path} goes to the provider's base URL + path with
@@ -64,6 +65,7 @@ const proxy: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
   );
 
   async function handle(req: FastifyRequest, reply: FastifyReply, method: 'GET' | 'POST'): Promise<FastifyReply> {
+    markPhase('handling');
     const u = gatewayUser(req);
     const id = (req.params as { provider: string }).provider;
     const provider = ctx.config.providers.get(id);

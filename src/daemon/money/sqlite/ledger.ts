@@ -4,6 +4,7 @@ import { applyBooking, applyBookings, type Booking } from '../bookings.js';
 import type { Param, Queryable } from '../../store/db.js';
 import type { WalletRow } from '../wallets.js';
 import { bookedOf, Spoken, type PotAmount } from './spoken.js';
+import { markPhase } from '../../telemetry/phases.js';
 
 /** What the ledger needs from the SQLite Db that owns it. */
 export interface LedgerHost {
@@ -181,6 +182,7 @@ export class Ledger {
     try {
       if (this.closed || !this.journal) throw new Error('the ledger is closed');
       this.journal.append(queued.map((q) => q.b));
+      markPhase('journaled');
     } catch (err) {
       if (!this.closed) this.log.error({ err }, 'the booking journal cannot be written: booking the calls directly in the store');
       for (const q of queued) this.applyDirect(q.b).then(q.resolve, q.reject);
