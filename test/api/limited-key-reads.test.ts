@@ -82,10 +82,16 @@ describe('a limited key reads only its own calls and none of the account’s mon
         text += new TextDecoder().decode(value);
       }
     })();
-    await new Promise((r) => setTimeout(r, 200));
+    // waits for what the stream says rather than for a fixed time (a loaded machine is slow)
+    const until = async (seen: () => boolean) => {
+      for (let waited = 0; !seen() && waited < 10_000; waited += 20) await new Promise((r) => setTimeout(r, 20));
+    };
+    await until(() => text.includes(': connected'));
     expect((await chat(u.key, 'from the account')).status).toBe(200);
     expect((await chat(ci.key, 'from ci')).status).toBe(200);
-    await new Promise((r) => setTimeout(r, 800));
+    await until(() => text.includes(ci.id));
+    // the account's call settled first: had it leaked, it would be there by now; a moment more for a straggler
+    await new Promise((r) => setTimeout(r, 300));
     ac.abort();
     await read;
     const events = text.split('\n').filter((l) => l.startsWith('data: ')).map((l) => JSON.parse(l.slice(6)) as { keyId: string });

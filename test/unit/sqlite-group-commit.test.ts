@@ -220,20 +220,21 @@ describe('SQLite group commit', () => {
  * the test kills it with SIGKILL and then inspects the file.
  */
 function crashChild(dbFile: string): { killAfter(ms: number): Promise<string[]> } {
-  // the store module and what it imports (the store and money folders, shared helpers)
-  // transpiled next to the data in the same layout, better-sqlite3 by absolute path
+  // the store module and what it imports (the store and money folders, shared helpers, the
+  // call-phase marks the ledger publishes) transpiled next to the data in the same layout,
+  // better-sqlite3 by absolute path
   const driver = createRequire(import.meta.url).resolve('better-sqlite3');
   const src = fileURLToPath(new URL('../../src/', import.meta.url));
-  for (const folder of ['daemon/store', 'daemon/money', 'shared']) {
-    for (const name of readdirSync(join(src, folder), { recursive: true }) as string[]) {
-      if (!name.endsWith('.ts')) continue;
-      const out = join(dir, folder, name.replace(/\.ts$/, '.js'));
-      const js = ts.transpileModule(readFileSync(join(src, folder, name), 'utf8'), {
-        compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
-      }).outputText;
-      mkdirSync(dirname(out), { recursive: true });
-      writeFileSync(out, js.replaceAll("'better-sqlite3'", JSON.stringify(driver)));
-    }
+  const files = ['daemon/store', 'daemon/money', 'shared'].flatMap((folder) =>
+    (readdirSync(join(src, folder), { recursive: true }) as string[]).filter((n) => n.endsWith('.ts')).map((n) => join(folder, n)),
+  );
+  for (const file of [...files, 'daemon/telemetry/phases.ts']) {
+    const out = join(dir, file.replace(/\.ts$/, '.js'));
+    const js = ts.transpileModule(readFileSync(join(src, file), 'utf8'), {
+      compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
+    }).outputText;
+    mkdirSync(dirname(out), { recursive: true });
+    writeFileSync(out, js.replaceAll("'better-sqlite3'", JSON.stringify(driver)));
   }
   const mod = join(dir, 'daemon/store/sqlite.js');
   const ackFile = join(dir, 'acks.txt');
