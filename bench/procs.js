@@ -77,9 +77,12 @@ export function writeAgwConfig(dataDir, mockUrl) {
   return file;
 }
 
-/** `agw serve` on a free port; `nodeFlags` e.g. ['--cpu-prof', '--cpu-prof-dir=DIR']; `env`: more variables. */
-export function startDaemonProcess({ dataDir, configFile, nodeFlags = [], env = {} }) {
-  const args = [...nodeFlags, AGW_BIN, 'serve', '--port', '0', '--host', '127.0.0.1', '--data', dataDir, '--config', configFile, '--json'];
+/**
+ * `agw serve` on a free port; `nodeFlags` e.g. ['--cpu-prof', '--cpu-prof-dir=DIR']; `env`: more
+ * variables; `bin`: another build's bin/agw.js (bench/ab.js compares two).
+ */
+export function startDaemonProcess({ dataDir, configFile, nodeFlags = [], env = {}, bin = AGW_BIN }) {
+  const args = [...nodeFlags, bin, 'serve', '--port', '0', '--host', '127.0.0.1', '--data', dataDir, '--config', configFile, '--json'];
   return spawnServer(args, { name: 'agw daemon', env: { AGW_DATA: undefined, AGW_CONFIG: undefined, ...env } });
 }
 
