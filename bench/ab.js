@@ -7,8 +7,9 @@
 // own fresh store, answer blocks of `block` sequential calls in turn (direct, floor, A, B; B
 // before A every other round), so a drift of the machine's speed within a run touches every
 // arm alike. Per round: each arm's added p50 (its p50 minus direct's); the result is the median
-// of the per-round ratios B/A and each daemon's added latency over the floor's. A ratio moves
-// by a percent or two between runs of the same builds: a change smaller than that is noise.
+// of the per-round ratios B/A and each daemon's added latency over the floor's. On a machine
+// whose speed drifts, runs of the same pair still spread by several per cent (±7% on the
+// 2026-11-27 PVM machine): compare the median of several runs.
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { join, resolve } from 'node:path';
