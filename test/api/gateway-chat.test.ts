@@ -1,3 +1,4 @@
+import diagnostics from 'node:diagnostics_channel';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,6 +15,7 @@ import {
   walletRow,
   type GatewayFixture,
 } from '../helpers/gateway-fixture.js';
+import { usePostgres } from '../helpers/pg.js';
 
 let f: GatewayFixture;
 beforeAll(async () => {
@@ -235,5 +237,26 @@ describe('POST /api/gateway/chat: a JSON answer that breaks off', () => {
       await g.close();
       await new Promise((r) => cut.close(r));
     }
+  });
+});
+
+describe('POST /api/gateway/chat: the call-phase marks (agw:call:phase, what bench/timeline.js times)', () => {
+  it('a JSON call passes every mark once, in the order of its path', async () => {
+    const u = await f.d.user({ tier: 'pro', balance: 1 });
+    // the first call fills the key cache: the one timed below authenticates from memory
+    expect((await f.d.fetch('/gateway/chat', { method: 'POST', key: u.key, json: { model: 'gpt-4o-mini', messages } })).status).toBe(200);
+    const seen: unknown[] = [];
+    const onMark = (name: unknown) => seen.push(name);
+    diagnostics.subscribe('agw:call:phase', onMark);
+    try {
+      const res = await f.d.fetch('/gateway/chat', { method: 'POST', key: u.key, json: { model: 'gpt-4o-mini', messages } });
+      expect(res.status).toBe(200);
+      await res.text();
+    } finally {
+      diagnostics.unsubscribe('agw:call:phase', onMark);
+    }
+    // the SQLite ledger writes a journal line; the PostgreSQL engine books in the database
+    const journaled = usePostgres ? [] : ['journaled'];
+    expect(seen).toEqual(['authenticated', 'handling', 'admitting', 'admitted', 'sending', 'answer-read', 'booking', ...journaled, 'booked', 'answered']);
   });
 });
