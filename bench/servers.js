@@ -1,7 +1,7 @@
 // The two helper servers of the benchmark, each run as its own process so that none
 // shares an event loop with the load generator or the daemon:
 //   node bench/servers.js mock               OpenAI-style upstream (JSON + SSE), no delay
-//   node bench/servers.js forwarder URL      bare undici forwarder to URL (the floor)
+//   node bench/servers.js forwarder URL      bare undici forwarder to URL (the baseline)
 //   node bench/servers.js floor URL JOURNAL  the least a metered call must do (see startFloor)
 // Each prints one JSON line {"event":"listening","url":…} on stdout when ready.
 import { openSync, writeSync } from 'node:fs';
@@ -117,8 +117,8 @@ export function startForwarder(upstream, port = 0) {
  * concrete model, reads the upstream's JSON answer whole and parses it for its usage,
  * prices it, appends one JSON line for the booking to a journal file with write(2) before
  * the answer goes out (nothing answered is lost when the process is killed), then sends
- * the answer. No validation, no quota or wallet, no request record, no metrics: the
- * latency no implementation of agw's rules can go below on this machine, in Node.
+ * the answer. No validation, no quota or wallet, no request record, no metrics: the work
+ * no implementation of agw's rules can leave out, done plainly in Node.
  */
 export function startFloor(upstream, journalFile, port = 0) {
   const pool = new Pool(upstream, { connections: 256, keepAliveTimeout: 60_000 });

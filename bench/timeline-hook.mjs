@@ -33,7 +33,7 @@ const elu = {};
  * Inside agw: its own marks (src/daemon/telemetry/phases.ts, channel `agw:call:phase`)
  * between Node's and undici's, in the order a JSON call passes them. Each pair of
  * consecutive marks a call passed is one row "inside: a → b" (a mark a call skips, e.g.
- * `journaled` on a key-cache miss's path, joins its neighbours).
+ * `journaled` on PostgreSQL, joins its neighbours).
  */
 const INSIDE = ['in', 'authenticated', 'handling', 'admitting', 'admitted', 'sending', 'create', 'sent', 'headers', 'trailers', 'answer-read', 'booking', 'journaled', 'booked', 'answered', 'finish'];
 let t = null;
