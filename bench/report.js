@@ -50,6 +50,11 @@ export function formatReport(r) {
   const m = r.machine;
   out.push(`agw benchmark: ${m.cpu}, ${m.cores} cores, ${m.memGb} GB, Node ${m.node}, ${m.platform}; ${r.startedAt}`);
   out.push(`load average (1 min) at start ${m.loadAvg?.[0]}, at end ${m.loadAvgEnd?.[0] ?? '-'} (other work on the machine inflates absolute figures; ratios are measured side by side)`);
+  // how fast this machine starts a process: the CLI targets include it, and it tells a slower machine from a regression
+  const startup = r.cli?.nodeStartup?.ms;
+  if (startup !== undefined || m.virtual !== undefined) {
+    out.push(`machine: ${m.virtual === true ? 'a virtual machine' : m.virtual === false ? 'no hypervisor flag' : 'hypervisor unknown'}; \`node -e 0\` ${startup === undefined ? '-' : `${fmt(startup, 1)} ms`} (compare absolute figures only between runs where this is alike)`);
+  }
   const o = r.options;
   out.push(`sequential ${o.calls} calls x ${o.seqRounds ?? o.rounds} rounds (after ${o.warmup} warm-up), autocannon ${o.duration}s at ${o.connections.join('/')} connections x ${o.rounds} rounds; medians across rounds`);
   out.push('');

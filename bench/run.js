@@ -1,7 +1,7 @@
 // The agw benchmark (issue #9). `npm run bench [-- options]`; `node bench/run.js --help`.
 // Starts a mock upstream, a bare undici forwarder (the floor) and an agw daemon on a fresh
 // data directory, measures them interleaved, checks the bookkeeping, prints the report.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -98,6 +98,7 @@ const results = {
     node: process.versions.node,
     platform: `${os.platform()} ${os.release()}`,
     loadAvg: os.loadavg().map((x) => Math.round(x * 100) / 100),
+    virtual: isVirtual(),
   },
   options: { ...opts, scenarios: ids },
   scenarios: {},
@@ -244,3 +245,12 @@ if (a.json) process.stdout.write(doc + '\n');
 else process.stdout.write(formatReport(results) + '\n');
 const missed = results.targets.some((t) => t.pass === false);
 process.exitCode = !results.ok || (a.strict && !smoke && missed) ? 1 : 0;
+
+/** Whether the CPU says it runs under a hypervisor (/proc/cpuinfo's `hypervisor` flag; Linux only). */
+function isVirtual() {
+  try {
+    return /^flags\s*:.*\bhypervisor\b/m.test(readFileSync('/proc/cpuinfo', 'utf8'));
+  } catch {
+    return null;
+  }
+}
