@@ -1,5 +1,5 @@
 // The agw benchmark (issue #9). `npm run bench [-- options]`; `node bench/run.js --help`.
-// Starts a mock upstream, a bare undici forwarder (the floor) and an agw daemon on a fresh
+// Starts a mock upstream, a bare undici forwarder (the baseline) and an agw daemon on a fresh
 // data directory, measures them interleaved, checks the bookkeeping, prints the report.
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
