@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startGatewayFixture, type GatewayFixture } from '../helpers/gateway-fixture.js';
+import { waitFor } from '../helpers/wait.js';
 
 /**
  * A key with limits is not the account (review M3): as on /api/spend, it does not read the
@@ -83,13 +84,10 @@ describe('a limited key reads only its own calls and none of the account’s mon
       }
     })();
     // waits for what the stream says rather than for a fixed time (a loaded machine is slow)
-    const until = async (seen: () => boolean) => {
-      for (let waited = 0; !seen() && waited < 10_000; waited += 20) await new Promise((r) => setTimeout(r, 20));
-    };
-    await until(() => text.includes(': connected'));
+    await waitFor(() => text.includes(': connected'), 10_000);
     expect((await chat(u.key, 'from the account')).status).toBe(200);
     expect((await chat(ci.key, 'from ci')).status).toBe(200);
-    await until(() => text.includes(ci.id));
+    await waitFor(() => text.includes(ci.id), 10_000);
     // the account's call settled first: had it leaked, it would be there by now; a moment more for a straggler
     await new Promise((r) => setTimeout(r, 300));
     ac.abort();

@@ -10,6 +10,7 @@ import {
   checkpointOn,
   runCheckpointLoop,
 } from '../../src/daemon/store/sqlite-checkpointer.js';
+import { waitFor } from '../helpers/wait.js';
 
 /**
  * The checkpoint loop on a host thread instead of a worker of its own: what `agw serve`
@@ -19,14 +20,6 @@ import {
 const dir = mkdtempSync(join(tmpdir(), 'agw-checkpointer-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 afterEach(() => checkpointOn(null));
-
-async function waitFor(cond: () => boolean, ms = 5_000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > until) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 describe('checkpoints on a host thread', () => {
   it('run on the host, keep the WAL backfilled, and stop with the store', async () => {

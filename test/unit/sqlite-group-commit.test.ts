@@ -8,6 +8,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import ts from 'typescript';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SqliteDb } from '../../src/daemon/store/sqlite.js';
+import { waitFor } from '../helpers/wait.js';
 
 /**
  * Issue #9: group commit in the SQLite backend. Concurrent tx() calls share one
@@ -303,11 +304,3 @@ describe('SQLite background checkpoints', () => {
     await mem.close();
   });
 });
-
-async function waitFor(cond: () => boolean, ms = 5_000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > until) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
