@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { BUDGET_PERIODS, KEY_LIMIT_BOUNDS, type KeyLimitsInputT } from '../shared/schemas/keys.js';
+import { BUDGET_PERIODS, KEY_LIMIT_BOUNDS } from '../shared/schemas/key-bounds.js';
+import type { KeyLimitsInputT } from '../shared/schemas/keys.js';
 import { UsageError } from './errors.js';
 
 /**

@@ -1,10 +1,11 @@
 import { Type, type Static } from 'typebox';
 import { DateTime } from './common.js';
+import { BUDGET_PERIODS, KEY_LIMIT_BOUNDS } from './key-bounds.js';
+
+export { BUDGET_PERIODS, KEY_LIMIT_BOUNDS };
 
 /** Keys with limits (CONTRACT "Keys with limits"): GET/POST/PATCH/DELETE /api/keys. */
 
-/** A key budget's periods (UTC): the schemas, the server's checks and the CLI's flags use this list. */
-export const BUDGET_PERIODS = ['day', 'week', 'month', 'total'] as const;
 const Period = Type.Union([Type.Literal('day'), Type.Literal('week'), Type.Literal('month'), Type.Literal('total')]);
 const nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T, description?: string) =>
   Type.Union([t, Type.Null()], description ? { description } : {});
@@ -50,16 +51,6 @@ export const CreatedKeyWithSecret = Type.Object(
 const orNull = <T>(schema: Record<string, unknown>, description?: string) =>
   Type.Unsafe<T | null>({ ...schema, type: [schema.type, 'null'], ...(description ? { description } : {}) });
 const expiry = (description: string) => orNull<string>({ type: 'string', format: 'date-time' }, description);
-
-/** The bounds of a key's limits: the HTTP schema, the server's checks (daemon/keys/input.ts) and the CLI's flags use these. */
-export const KEY_LIMIT_BOUNDS = {
-  budgetUsd: 1_000_000,
-  rpm: 1_000_000,
-  tpm: 10_000_000_000,
-  models: 100,
-  /** one entry of `models`: a model id, provider/model, an alias or a smart-route class */
-  modelEntry: /^[A-Za-z0-9][A-Za-z0-9._:@/+-]{0,199}$/,
-} as const;
 
 export const KeyLimitsInput = Type.Object(
   {
