@@ -4,7 +4,8 @@ import swagger from '@fastify/swagger';
 import type { AppContext } from './context/index.js';
 import { lazyChildLogger } from './logger.js';
 import { clientErrorHandler, installErrorHandling, sendFrameworkError } from './errors.js';
-import { finiteKeyword, finiteValidatorFactory } from './finite-numbers.js';
+import { finiteKeyword } from './finite-numbers.js';
+import { lazyCompilersFactory } from './schema-compilers.js';
 import { installRouteConventions, openApiTransform, RouteIndex } from './route-conventions.js';
 import { registerRoutes } from './routes/index.js';
 import { compatShapeFor } from './gateway/compat-errors.js';
@@ -25,6 +26,7 @@ class DebugLogController extends LogController {
 /** Builds the HTTP application: one error format, metrics, OpenAPI, every route group. */
 export async function buildApp(ctx: AppContext): Promise<App> {
   const debug = ctx.log.isLevelEnabled('debug');
+  const compilers = lazyCompilersFactory();
   const app = Fastify({
     loggerInstance: ctx.log as unknown as FastifyBaseLogger,
     // no per-request log lines on the hot path unless debugging: metrics count requests, errors are logged
@@ -41,9 +43,11 @@ export async function buildApp(ctx: AppContext): Promise<App> {
     forceCloseConnections: 'idle',
     // allowUnionTypes: chat message content is `type: ['string', 'array']` (see schemas/gateway.ts)
     ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, allErrors: false, allowUnionTypes: true }, plugins: [finiteKeyword] },
-    // every numeric field of every route must be finite (?limit=1e309 is a 400): see finite-numbers.ts
-    schemaController: { compilersFactory: { buildValidator: finiteValidatorFactory() as never } },
+    // every numeric field of every route must be finite (?limit=1e309 is a 400): see
+    // finite-numbers.ts; each schema compiled on its route's first use: schema-compilers.ts
+    schemaController: { compilersFactory: compilers as never },
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as FastifyInstance;
+  compilers.attach(app);
 
   // request loggers made only when a request logs (at debug every request does)
   if (!debug) app.setChildLoggerFactory(lazyChildLogger as unknown as Parameters<App['setChildLoggerFactory']>[0]);
