@@ -36,7 +36,7 @@ describe('schemas compiled on first use', () => {
     await td?.close();
   });
 
-  it('nothing is compiled at start-up; the first call compiles its route, and the answer is what an eager compile gives', async () => {
+  it("a route's first calls compile its schemas and answer as an eager compile does", async () => {
     const app = await appWithOneRoute();
     apps.push(app);
     const ok = await app.inject({ method: 'POST', url: '/thing', payload: { n: 2 } });
