@@ -2,26 +2,27 @@
 // node flags or environment variables, adds less to a call, on a machine whose speed drifts.
 //   npm run build && node bench/ab.js [--b-bin DIR/bin/agw.js] [--b-flags "..."] [--b-env "K=V ..."]
 //                                     [--a-flags ...] [--a-env ...] [--scenario chat|proxy]
-//                                     [--rounds 20] [--block 300]
+//                                     [--rounds 20] [--block 300] [--fastify-floor]
 // The mock upstream, the accounting floor (servers.js startFloor) and two daemons, each on its
 // own fresh store, answer blocks of `block` sequential calls in turn (direct, floor, A, B; B
 // before A every other round), so a drift of the machine's speed within a run touches every
 // arm alike. Per round: each arm's added p50 (its p50 minus direct's); the result is the median
 // of the per-round ratios B/A and each daemon's added latency over the floor's. On a machine
 // whose speed drifts, runs of the same pair still spread by several per cent (±7% on the
-// 2026-11-27 PVM machine): compare the median of several runs.
+// 2026-11-27 PVM machine): compare the median of several runs. --fastify-floor adds one arm:
+// the floor's calls behind fastify (servers.js startFastifyFloor), what the framework adds.
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { seedUser, startDaemonProcess, startFloorProcess, startMockProcess, writeAgwConfig, AGW_BIN } from './procs.js';
+import { seedUser, startDaemonProcess, startFastifyFloorProcess, startFloorProcess, startMockProcess, writeAgwConfig, AGW_BIN } from './procs.js';
 import { buildScenarios } from './scenarios.js';
 import { runSequential } from './sequential.js';
 import { median } from './stats.js';
 
 const opt = { type: 'string' };
 const { values: a } = parseArgs({
-  options: { 'a-flags': opt, 'b-flags': opt, 'a-env': opt, 'b-env': opt, 'a-bin': opt, 'b-bin': opt, scenario: opt, rounds: opt, block: opt, json: { type: 'boolean' } },
+  options: { 'a-flags': opt, 'b-flags': opt, 'a-env': opt, 'b-env': opt, 'a-bin': opt, 'b-bin': opt, scenario: opt, rounds: opt, block: opt, 'fastify-floor': { type: 'boolean' }, json: { type: 'boolean' } },
 });
 const ROUNDS = Number(a.rounds ?? 20);
 const BLOCK = Number(a.block ?? 300);
@@ -54,11 +55,17 @@ try {
   const B = await daemon('b');
   const base = buildScenarios({ mock: mock.url, forwarder: mock.url, floor: floor.url, agw: mock.url }, '');
   const arms = { direct: base.direct, floor: base.floor, A, B };
+  if (a['fastify-floor']) {
+    const ff = await startFastifyFloorProcess(mock.url, join(tmp, 'floor-fastify.journal'));
+    procs.push(ff);
+    arms.fastifyFloor = { ...base.floor, origin: ff.url };
+  }
+  const order = Object.keys(arms).filter((k) => k !== 'A' && k !== 'B');
   log(`warm-up, then ${ROUNDS} rounds of ${BLOCK} ${SCENARIO} calls per arm`);
   for (const sc of Object.values(arms)) await runSequential(sc, { calls: 500, warmup: 1500 });
   const p50 = Object.fromEntries(Object.keys(arms).map((k) => [k, []]));
   for (let r = 0; r < ROUNDS; r++) {
-    for (const k of r % 2 ? ['direct', 'floor', 'B', 'A'] : ['direct', 'floor', 'A', 'B']) {
+    for (const k of r % 2 ? [...order, 'B', 'A'] : [...order, 'A', 'B']) {
       const q = await runSequential(arms[k], { calls: BLOCK, warmup: 0 });
       if (q.failed) throw new Error(`${k}: ${q.failed} calls failed (${q.firstError})`);
       p50[k].push(q.p50 * 1000);
@@ -72,11 +79,13 @@ try {
     aOverFloor: round(ratio('A', 'floor'), 3),
     bOverFloor: round(ratio('B', 'floor'), 3),
     bOverA: round(ratio('B', 'A'), 3),
+    ...(arms.fastifyFloor ? { fastifyOverFloorUs: round(median(added('fastifyFloor').map((x, i) => x - added('floor')[i])), 1) } : {}),
   };
   if (a.json) console.log(JSON.stringify(out, null, 2));
   else {
     console.log(`${SCENARIO}, ${ROUNDS} rounds of ${BLOCK} sequential calls; added p50 (µs, median of rounds): floor ${out.addedUs.floor}, A ${out.addedUs.A}, B ${out.addedUs.B}`);
     console.log(`added latency over the floor's: A ${out.aOverFloor}x, B ${out.bOverFloor}x; B over A: ${out.bOverA}x (median of per-round ratios)`);
+    if (out.fastifyOverFloorUs !== undefined) console.log(`the floor behind fastify: ${out.fastifyOverFloorUs} µs more than the floor on node:http (median of per-round differences)`);
   }
 } finally {
   for (const p of procs.reverse()) await p.stop().catch(() => undefined);

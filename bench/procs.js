@@ -60,6 +60,8 @@ export const startMockProcess = () => spawnServer([SERVERS, 'mock'], { name: 'mo
 export const startForwarderProcess = (upstream, { nodeFlags = [], env } = {}) => spawnServer([...nodeFlags, SERVERS, 'forwarder', upstream], { name: 'bare forwarder', env });
 /** The accounting floor (servers.js startFloor), journaling to `journal`. */
 export const startFloorProcess = (upstream, journal, { nodeFlags = [], env } = {}) => spawnServer([...nodeFlags, SERVERS, 'floor', upstream, journal], { name: 'accounting floor', env });
+/** The accounting floor behind fastify (servers.js startFastifyFloor): what the framework adds. */
+export const startFastifyFloorProcess = (upstream, journal) => spawnServer([SERVERS, 'floor-fastify', upstream, journal], { name: 'accounting floor behind fastify' });
 
 /** The daemon's config: both chat providers point at the mock; logs only warnings. */
 export function writeAgwConfig(dataDir, mockUrl) {

@@ -1,8 +1,9 @@
-// The two helper servers of the benchmark, each run as its own process so that none
+// The helper servers of the benchmark, each run as its own process so that none
 // shares an event loop with the load generator or the daemon:
 //   node bench/servers.js mock               OpenAI-style upstream (JSON + SSE), no delay
 //   node bench/servers.js forwarder URL      bare undici forwarder to URL (the baseline)
 //   node bench/servers.js floor URL JOURNAL  the least a metered call must do (see startFloor)
+//   node bench/servers.js floor-fastify URL JOURNAL  the same behind fastify (startFastifyFloor)
 // Each prints one JSON line {"event":"listening","url":…} on stdout when ready.
 import { openSync, writeSync } from 'node:fs';
 import http from 'node:http';
@@ -120,34 +121,45 @@ export function startForwarder(upstream, port = 0) {
  * the answer. No validation, no quota or wallet, no request record, no metrics: the work
  * no implementation of agw's rules can leave out, done plainly in Node.
  */
-export function startFloor(upstream, journalFile, port = 0) {
+function floorCalls(upstream, journalFile) {
   const pool = new Pool(upstream, { connections: 256, keepAliveTimeout: 60_000 });
   const journal = openSync(journalFile, 'a');
   const keys = new Map([['Bearer sk-bench-floor', { id: 'key_floor', userId: 'usr_floor' }]]);
   let n = 0;
+  return {
+    keyOf: (authorization) => keys.get(authorization),
+    /** The call after authentication and parsing: upstream, usage, price, journal line; the answer to send. */
+    async call(key, url, body) {
+      body.model = String(body.model);
+      const up = await pool.request({
+        method: 'POST',
+        path: url,
+        headers: { 'content-type': 'application/json', authorization: 'Bearer sk-bench-floor' },
+        body: JSON.stringify(body),
+      });
+      const answer = Buffer.from(await up.body.arrayBuffer());
+      const usage = JSON.parse(answer.toString('utf8')).usage ?? {};
+      const cost = (usage.prompt_tokens ?? 0) * 150 + (usage.completion_tokens ?? 0) * 600;
+      writeSync(journal, `${JSON.stringify({ id: `use_${++n}`, keyId: key.id, userId: key.userId, model: body.model, prompt: usage.prompt_tokens, completion: usage.completion_tokens, costNusd: cost, at: Date.now() })}\n`);
+      return { status: up.statusCode, answer };
+    },
+  };
+}
+
+export function startFloor(upstream, journalFile, port = 0) {
+  const floor = floorCalls(upstream, journalFile);
   const server = http.createServer((req, res) => {
     const chunks = [];
     req.on('data', (c) => chunks.push(c));
     req.on('end', async () => {
       try {
-        const key = keys.get(req.headers.authorization);
+        const key = floor.keyOf(req.headers.authorization);
         if (!key) {
           res.writeHead(401, { 'content-type': 'application/json' });
           return res.end('{"error":{"message":"unknown key"}}');
         }
-        const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-        body.model = String(body.model);
-        const up = await pool.request({
-          method: 'POST',
-          path: req.url,
-          headers: { 'content-type': 'application/json', authorization: 'Bearer sk-bench-floor' },
-          body: JSON.stringify(body),
-        });
-        const answer = Buffer.from(await up.body.arrayBuffer());
-        const usage = JSON.parse(answer.toString('utf8')).usage ?? {};
-        const cost = (usage.prompt_tokens ?? 0) * 150 + (usage.completion_tokens ?? 0) * 600;
-        writeSync(journal, `${JSON.stringify({ id: `use_${++n}`, keyId: key.id, userId: key.userId, model: body.model, prompt: usage.prompt_tokens, completion: usage.completion_tokens, costNusd: cost, at: Date.now() })}\n`);
-        res.writeHead(up.statusCode, { 'content-type': 'application/json', 'content-length': answer.length });
+        const { status, answer } = await floor.call(key, req.url, JSON.parse(Buffer.concat(chunks).toString('utf8')));
+        res.writeHead(status, { 'content-type': 'application/json', 'content-length': answer.length });
         res.end(answer);
       } catch (err) {
         if (!res.headersSent) res.writeHead(502, { 'content-type': 'application/json' });
@@ -159,6 +171,35 @@ export function startFloor(upstream, journalFile, port = 0) {
   return listen(server, port);
 }
 
+/**
+ * The same floor behind fastify, as agw's gateway routes use it: the key looked up in an
+ * onRequest hook, the JSON body read and parsed by fastify and validated by a route schema
+ * (the chat body's outline and a header), the answer sent with `reply.send`. Against
+ * startFloor it measures what the HTTP framework itself adds to a call (bench/ab.js
+ * --fastify-floor).
+ */
+export async function startFastifyFloor(upstream, journalFile, port = 0) {
+  const { default: Fastify } = await import('fastify');
+  const floor = floorCalls(upstream, journalFile);
+  const app = Fastify({ logger: false });
+  const message = { type: 'object', required: ['role'], properties: { role: { type: 'string' }, content: { type: ['string', 'array'] } } };
+  const schema = {
+    body: { type: 'object', required: ['model', 'messages'], properties: { model: { type: 'string', maxLength: 256 }, messages: { type: 'array', minItems: 1, items: message }, stream: { type: 'boolean' } } },
+    headers: { type: 'object', properties: { 'x-service-response-format': { type: 'string', enum: ['openai', 'anthropic', 'provider'] } } },
+  };
+  const onRequest = (req, reply, done) => {
+    req.floorKey = floor.keyOf(req.headers.authorization);
+    if (!req.floorKey) return reply.code(401).send({ error: { message: 'unknown key' } });
+    done();
+  };
+  app.post('/v1/chat/completions', { onRequest, schema }, async (req, reply) => {
+    const { status, answer } = await floor.call(req.floorKey, req.url, req.body);
+    return reply.code(status).header('content-type', 'application/json').send(answer);
+  });
+  const url = await app.listen({ port, host: '127.0.0.1' });
+  return { server: app.server, url };
+}
+
 function listen(server, port) {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
@@ -168,9 +209,18 @@ function listen(server, port) {
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const [role, upstream, journal] = process.argv.slice(2);
-  const started = role === 'mock' ? startMock() : role === 'forwarder' ? startForwarder(upstream) : role === 'floor' && journal ? startFloor(upstream, journal) : null;
+  const started =
+    role === 'mock'
+      ? startMock()
+      : role === 'forwarder'
+        ? startForwarder(upstream)
+        : role === 'floor' && journal
+          ? startFloor(upstream, journal)
+          : role === 'floor-fastify' && journal
+            ? startFastifyFloor(upstream, journal)
+            : null;
   if (!started) {
-    process.stderr.write('usage: node bench/servers.js mock | forwarder URL | floor URL JOURNAL\n');
+    process.stderr.write('usage: node bench/servers.js mock | forwarder URL | floor URL JOURNAL | floor-fastify URL JOURNAL\n');
     process.exit(2);
   }
   const { url } = await started;
