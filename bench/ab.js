@@ -28,7 +28,7 @@ const ROUNDS = Number(a.rounds ?? 20);
 const BLOCK = Number(a.block ?? 300);
 const SCENARIO = a.scenario ?? 'chat';
 if (!['chat', 'proxy'].includes(SCENARIO) || !(ROUNDS > 0) || !(BLOCK > 0)) {
-  process.stderr.write('usage: node bench/ab.js [--b-bin PATH] [--b-flags "..."] [--b-env "K=V ..."] [--a-…] [--scenario chat|proxy] [--rounds N] [--block N]\n');
+  process.stderr.write('usage: node bench/ab.js [--b-bin PATH] [--b-flags "..."] [--b-env "K=V ..."] [--a-…] [--scenario chat|proxy] [--rounds N] [--block N] [--fastify-floor]\n');
   process.exit(2);
 }
 const words = (s) => (s ? s.split(/\s+/).filter(Boolean) : []);
@@ -60,12 +60,13 @@ try {
     procs.push(ff);
     arms.fastifyFloor = { ...base.floor, origin: ff.url };
   }
-  const order = Object.keys(arms).filter((k) => k !== 'A' && k !== 'B');
+  // the floors in turn as A and B are: fastifyFloor is compared with the floor
+  const floors = Object.keys(arms).filter((k) => k !== 'direct' && k !== 'A' && k !== 'B');
   log(`warm-up, then ${ROUNDS} rounds of ${BLOCK} ${SCENARIO} calls per arm`);
   for (const sc of Object.values(arms)) await runSequential(sc, { calls: 500, warmup: 1500 });
   const p50 = Object.fromEntries(Object.keys(arms).map((k) => [k, []]));
   for (let r = 0; r < ROUNDS; r++) {
-    for (const k of r % 2 ? [...order, 'B', 'A'] : [...order, 'A', 'B']) {
+    for (const k of r % 2 ? ['direct', ...[...floors].reverse(), 'B', 'A'] : ['direct', ...floors, 'A', 'B']) {
       const q = await runSequential(arms[k], { calls: BLOCK, warmup: 0 });
       if (q.failed) throw new Error(`${k}: ${q.failed} calls failed (${q.firstError})`);
       p50[k].push(q.p50 * 1000);
@@ -75,7 +76,7 @@ try {
   const ratio = (num, den) => median(added(num).map((x, i) => x / added(den)[i]));
   const out = {
     options: { scenario: SCENARIO, rounds: ROUNDS, block: BLOCK, a: { flags: a['a-flags'] ?? '', env: a['a-env'] ?? '', bin: a['a-bin'] ?? AGW_BIN }, b: { flags: a['b-flags'] ?? '', env: a['b-env'] ?? '', bin: a['b-bin'] ?? AGW_BIN } },
-    addedUs: Object.fromEntries(['floor', 'A', 'B'].map((k) => [k, round(median(added(k)), 1)])),
+    addedUs: Object.fromEntries([...floors, 'A', 'B'].map((k) => [k, round(median(added(k)), 1)])),
     aOverFloor: round(ratio('A', 'floor'), 3),
     bOverFloor: round(ratio('B', 'floor'), 3),
     bOverA: round(ratio('B', 'A'), 3),

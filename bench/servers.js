@@ -111,16 +111,7 @@ export function startForwarder(upstream, port = 0) {
   return listen(server, port);
 }
 
-/**
- * The accounting floor: what any gateway that books every call durably must do on a
- * call's path, and nothing else. It reads and parses the caller's JSON, finds the caller's
- * key in a Map (the cache hit of an authentication), writes the upstream body with the
- * concrete model, reads the upstream's JSON answer whole and parses it for its usage,
- * prices it, appends one JSON line for the booking to a journal file with write(2) before
- * the answer goes out (nothing answered is lost when the process is killed), then sends
- * the answer. No validation, no quota or wallet, no request record, no metrics: the work
- * no implementation of agw's rules can leave out, done plainly in Node.
- */
+/** The accounting floor's call (startFloor), shared with its fastify variant (startFastifyFloor). */
 function floorCalls(upstream, journalFile) {
   const pool = new Pool(upstream, { connections: 256, keepAliveTimeout: 60_000 });
   const journal = openSync(journalFile, 'a');
@@ -146,6 +137,16 @@ function floorCalls(upstream, journalFile) {
   };
 }
 
+/**
+ * The accounting floor: what any gateway that books every call durably must do on a
+ * call's path, and nothing else. It reads and parses the caller's JSON, finds the caller's
+ * key in a Map (the cache hit of an authentication), writes the upstream body with the
+ * concrete model, reads the upstream's JSON answer whole and parses it for its usage,
+ * prices it, appends one JSON line for the booking to a journal file with write(2) before
+ * the answer goes out (nothing answered is lost when the process is killed), then sends
+ * the answer. No validation, no quota or wallet, no request record, no metrics: the work
+ * no implementation of agw's rules can leave out, done plainly in Node.
+ */
 export function startFloor(upstream, journalFile, port = 0) {
   const floor = floorCalls(upstream, journalFile);
   const server = http.createServer((req, res) => {
@@ -172,16 +173,17 @@ export function startFloor(upstream, journalFile, port = 0) {
 }
 
 /**
- * The same floor behind fastify, as agw's gateway routes use it: the key looked up in an
- * onRequest hook, the JSON body read and parsed by fastify and validated by a route schema
- * (the chat body's outline and a header), the answer sent with `reply.send`. Against
- * startFloor it measures what the HTTP framework itself adds to a call (bench/ab.js
- * --fastify-floor).
+ * The same floor behind a one-route fastify app, in the way agw's gateway routes use
+ * fastify: the key looked up in an onRequest hook, the JSON body read and parsed by fastify
+ * and validated by a route schema (the chat body's outline and a header, agw's Ajv
+ * options), the answer sent with `reply.send`. None of agw's global hooks, error handler or
+ * other routes. Against startFloor it measures what the framework itself adds to a call
+ * (bench/ab.js --fastify-floor).
  */
 export async function startFastifyFloor(upstream, journalFile, port = 0) {
   const { default: Fastify } = await import('fastify');
   const floor = floorCalls(upstream, journalFile);
-  const app = Fastify({ logger: false });
+  const app = Fastify({ logger: false, ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, allErrors: false, allowUnionTypes: true } } });
   const message = { type: 'object', required: ['role'], properties: { role: { type: 'string' }, content: { type: ['string', 'array'] } } };
   const schema = {
     body: { type: 'object', required: ['model', 'messages'], properties: { model: { type: 'string', maxLength: 256 }, messages: { type: 'array', minItems: 1, items: message }, stream: { type: 'boolean' } } },

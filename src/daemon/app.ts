@@ -45,7 +45,7 @@ export async function buildApp(ctx: AppContext): Promise<App> {
     ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, allErrors: false, allowUnionTypes: true }, plugins: [finiteKeyword] },
     // every numeric field of every route must be finite (?limit=1e309 is a 400): see
     // finite-numbers.ts; each schema compiled on its route's first use: schema-compilers.ts
-    schemaController: { compilersFactory: compilers as never },
+    schemaController: { compilersFactory: { buildValidator: compilers.buildValidator, buildSerializer: compilers.buildSerializer } as never },
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as FastifyInstance;
   compilers.attach(app);
 

@@ -4,42 +4,59 @@ import { finiteValidatorFactory } from './finite-numbers.js';
 
 /**
  * fastify compiles every route's validators (Ajv) and response serializers
- * (fast-json-stringify) when the daemon starts: 469 generated functions whose source,
- * code and closures stayed in the heap (4.7 of its 30.8 MB at rest, heap snapshots before
- * and after) although a gateway answers a handful of routes all day. Here each one is
- * compiled the first time its route needs it, then kept: the same function, the same
- * answers, ~12 MB less resident at rest and ~7 MB less after load. A schema that cannot
- * compile would then fail on its route's first call instead of at start-up, so
- * `compileRouteSchemas(app)` compiles whatever is still waiting: the schema test calls it.
+ * (fast-json-stringify) when the daemon starts: 469 generated functions whose source, code
+ * and closures stayed in the heap for good (4.7 of its 30.8 MB live at rest, heap snapshots
+ * before and after), although a gateway answers a handful of routes all day. Here each one
+ * is compiled the first time its route needs it, then kept: the same function, called as
+ * fastify calls it (Ajv's `schemaEnv` and the parent that lets it coerce a root value,
+ * `.errors` read through). The gateway's own routes are compiled before the daemon listens
+ * (serve.ts: the chat body's validator alone takes ~40 ms to compile, which no caller's
+ * first call should wait for); the rest (portal, marketplace, admin, OAuth) on first use.
+ *
+ * A schema that cannot compile fails its route's first call (500) instead of the start, so
+ * `compileRouteSchemas(app)` compiles whatever is still waiting and names the route of the
+ * first that fails: a test calls it for every route. fastify's `compileValidationSchema` and
+ * `compileSerializationSchema` go through the same factory (agw calls neither).
  */
 
-type Compiled = ((data: unknown) => unknown) & { errors?: unknown };
-type Factory = (externalSchemas: Record<string, unknown>, options: unknown) => (route: unknown) => Compiled;
+type Compiled = ((data: unknown, cx?: unknown) => unknown) & { errors?: unknown; schemaEnv?: unknown };
+type Factory = (externalSchemas: Record<string, unknown>, options: unknown) => (route: RouteInfo) => Compiled;
+/** What fastify passes with each schema (httpPart for a validator, httpStatus for a serializer). */
+export interface RouteInfo {
+  method?: string;
+  url?: string;
+  httpPart?: string;
+  httpStatus?: string;
+}
 
-/** The compiles not yet run, per app. */
-const waiting = new WeakMap<FastifyInstance, Set<() => Compiled>>();
+/** The compiles not yet run, per app, with the route each is for. */
+const waiting = new WeakMap<FastifyInstance, Map<() => Compiled, RouteInfo>>();
 
-/** fastify `schemaController.compilersFactory` for `app`: Ajv (with the `finite` rule) and fast-json-stringify, each on first use. */
+/** fastify `schemaController.compilersFactory`: Ajv (with the `finite` rule) and fast-json-stringify, each on first use; `attach` before the first route. */
 export function lazyCompilersFactory(): { buildValidator: Factory; buildSerializer: Factory; attach(app: FastifyInstance): void } {
-  const pending = new Set<() => Compiled>();
-  /** `compile(route)` deferred to the returned function's first call (a validator's `.errors` passed on). */
+  const pending = new Map<() => Compiled, RouteInfo>();
   const deferred =
     (factory: Factory): Factory =>
     (externalSchemas, options) => {
       const compile = factory(externalSchemas, options);
       return (route) => {
         let fn: Compiled | undefined;
-        const ensure = () => {
-          pending.delete(ensure);
-          return (fn ??= compile(route));
+        const ensure = (): Compiled => {
+          if (!fn) {
+            fn = compile(route); // throws: stays pending, and fails again on the next call
+            pending.delete(ensure);
+            // fastify reads schemaEnv before every call: from now on a plain property
+            Object.defineProperty(lazy, 'schemaEnv', { value: fn.schemaEnv, configurable: true });
+          }
+          return fn;
         };
-        pending.add(ensure);
-        const lazy: Compiled = (data) => {
-          const f = fn ?? ensure();
-          const out = f(data);
-          lazy.errors = f.errors;
-          return out;
-        };
+        const lazy: Compiled = (data, cx) => (fn ?? ensure())(data, cx);
+        Object.defineProperty(lazy, 'schemaEnv', { get: () => ensure().schemaEnv, configurable: true });
+        Object.defineProperty(lazy, 'errors', {
+          get: () => fn?.errors,
+          set: (v: unknown) => void (fn && (fn.errors = v)),
+        });
+        pending.set(ensure, route);
         return lazy;
       };
     };
@@ -50,9 +67,25 @@ export function lazyCompilersFactory(): { buildValidator: Factory; buildSerializ
   };
 }
 
-/** Compiles every schema of `app` still waiting for its first use (how many); throws what the first failing one throws. */
-export function compileRouteSchemas(app: FastifyInstance): number {
-  const all = [...(waiting.get(app) ?? [])];
-  for (const ensure of all) ensure();
-  return all.length;
+/**
+ * Compiles the schemas of `app` still waiting for their first use (those of the routes
+ * `which` picks; all by default) and returns how many; throws naming the route of the first
+ * that cannot compile.
+ */
+export function compileRouteSchemas(app: FastifyInstance, which: (route: RouteInfo) => boolean = () => true): number {
+  let n = 0;
+  for (const [ensure, route] of [...(waiting.get(app) ?? [])]) {
+    if (!which(route)) continue;
+    try {
+      ensure();
+    } catch (e) {
+      const part = route.httpPart ?? (route.httpStatus ? `response ${route.httpStatus}` : 'schema');
+      throw new Error(`${route.method} ${route.url}: the ${part} schema does not compile: ${(e as Error).message}`, { cause: e });
+    }
+    n++;
+  }
+  return n;
 }
+
+/** The gateway's own routes: compiled before the daemon listens. */
+export const isGatewayRoute = (route: RouteInfo) => /^\/api\/(gateway|external)\//.test(route.url ?? '');

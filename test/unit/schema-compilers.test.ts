@@ -1,19 +1,36 @@
-import Fastify from 'fastify';
+import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, describe, expect, it } from 'vitest';
 import { finiteKeyword } from '../../src/daemon/finite-numbers.js';
-import { compileRouteSchemas, lazyCompilersFactory } from '../../src/daemon/schema-compilers.js';
+import { compileRouteSchemas, isGatewayRoute, lazyCompilersFactory } from '../../src/daemon/schema-compilers.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 
 /**
- * Route schemas are compiled on their route's first use (daemon/schema-compilers.ts): the
- * deferred validator and serializer must answer exactly as eagerly compiled ones, and since
- * a schema that cannot compile no longer stops the daemon from starting, every route's
- * schemas are compiled here.
+ * Route schemas are compiled on their route's first use (daemon/schema-compilers.ts), the
+ * gateway's before the daemon listens: the deferred validator and serializer must answer
+ * exactly as eagerly compiled ones, and since a schema that cannot compile no longer stops
+ * the daemon from starting, every route's schemas are compiled here.
  */
-async function appWithOneRoute() {
+const apps: FastifyInstance[] = [];
+let td: TestDaemon | undefined;
+afterAll(async () => {
+  await Promise.all(apps.map((a) => a.close()));
+  await td?.close();
+});
+
+async function appWith(routes: (app: FastifyInstance) => void) {
   const compilers = lazyCompilersFactory();
-  const app = Fastify({ ajv: { customOptions: { coerceTypes: 'array' }, plugins: [finiteKeyword] }, schemaController: { compilersFactory: compilers as never } });
+  const app = Fastify({
+    ajv: { customOptions: { coerceTypes: 'array' }, plugins: [finiteKeyword] },
+    schemaController: { compilersFactory: { buildValidator: compilers.buildValidator, buildSerializer: compilers.buildSerializer } as never },
+  });
   compilers.attach(app);
+  routes(app);
+  await app.ready();
+  apps.push(app);
+  return app;
+}
+
+const thing = (app: FastifyInstance) =>
   app.post(
     '/thing',
     {
@@ -24,21 +41,10 @@ async function appWithOneRoute() {
     },
     async (req) => ({ n: (req.body as { n: number }).n, secret: 'never sent' }),
   );
-  await app.ready();
-  return app;
-}
 
 describe('schemas compiled on first use', () => {
-  const apps: { close(): Promise<unknown> }[] = [];
-  let td: TestDaemon | undefined;
-  afterAll(async () => {
-    await Promise.all(apps.map((a) => a.close()));
-    await td?.close();
-  });
-
   it("a route's first calls compile its schemas and answer as an eager compile does", async () => {
-    const app = await appWithOneRoute();
-    apps.push(app);
+    const app = await appWith(thing);
     const ok = await app.inject({ method: 'POST', url: '/thing', payload: { n: 2 } });
     expect(ok.statusCode).toBe(200);
     // the response schema names only `n`: the serializer leaves the rest out
@@ -46,22 +52,41 @@ describe('schemas compiled on first use', () => {
     const bad = await app.inject({ method: 'POST', url: '/thing', payload: { n: 'two' } });
     expect(bad.statusCode).toBe(400);
     expect(bad.json().message).toMatch(/body\/n must be number/);
-    // coerced and checked by the `finite` rule as before
+    // the `finite` rule as before: 1e999 parses to Infinity
     const infinite = await app.inject({ method: 'POST', url: '/thing', payload: '{"n":1e999}', headers: { 'content-type': 'application/json' } });
     expect(infinite.statusCode).toBe(400);
     expect(compileRouteSchemas(app)).toBe(0);
   });
 
-  it('compileRouteSchemas compiles what is still waiting, once', async () => {
-    const app = await appWithOneRoute();
-    apps.push(app);
-    expect(compileRouteSchemas(app)).toBe(2); // the body validator and the 200 serializer
+  it('a root value is coerced in place, as with an eager compile (Ajv is given its parent)', async () => {
+    const app = await appWith((a) => a.post('/n', { schema: { body: { type: 'number' } } }, async (req) => ({ type: typeof req.body, value: req.body })));
+    const res = await app.inject({ method: 'POST', url: '/n', payload: '"5"', headers: { 'content-type': 'application/json' } });
+    expect(res.json()).toEqual({ type: 'number', value: 5 });
+  });
+
+  it('compileRouteSchemas compiles what is still waiting, once, and only the routes asked for', async () => {
+    const app = await appWith((a) => {
+      thing(a);
+      a.get('/api/gateway/x', { schema: { querystring: { type: 'object', properties: { q: { type: 'integer' } } } } }, async () => ({}));
+    });
+    expect(compileRouteSchemas(app, isGatewayRoute)).toBe(2); // its querystring validator, for GET and for HEAD
+    expect(compileRouteSchemas(app)).toBe(2); // /thing's body validator and 200 serializer
     expect(compileRouteSchemas(app)).toBe(0);
     expect((await app.inject({ method: 'POST', url: '/thing', payload: { n: 3 } })).json()).toEqual({ n: 3 });
   });
 
-  it("every one of the daemon's route schemas compiles", async () => {
+  it('a schema that cannot compile is named by its route, and stays waiting until it can', async () => {
+    const app = await appWith((a) =>
+      a.post('/bad', { schema: { body: { type: 'object', properties: { x: { $ref: 'nowhere#/x' } } } } }, async () => ({})),
+    );
+    expect((await app.inject({ method: 'POST', url: '/bad', payload: { x: 1 } })).statusCode).toBe(500);
+    expect(() => compileRouteSchemas(app)).toThrow(/^POST \/bad: the body schema does not compile/);
+    expect(() => compileRouteSchemas(app)).toThrow(/POST \/bad/);
+  });
+
+  it("the daemon compiles its gateway routes' schemas before it listens, and every other route's compiles", async () => {
     td = await startTestDaemon();
+    expect(compileRouteSchemas(td.daemon.app, isGatewayRoute)).toBe(0);
     expect(compileRouteSchemas(td.daemon.app)).toBeGreaterThan(100);
     expect(compileRouteSchemas(td.daemon.app)).toBe(0);
     expect((await td.fetch('/healthz')).status).toBe(200);
