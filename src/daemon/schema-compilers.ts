@@ -9,9 +9,11 @@ import { finiteValidatorFactory } from './finite-numbers.js';
  * before and after), although a gateway answers a handful of routes all day. Here each one
  * is compiled the first time its route needs it, then kept: the same function, called as
  * fastify calls it (Ajv's `schemaEnv` and the parent that lets it coerce a root value,
- * `.errors` read through). The gateway's own routes are compiled before the daemon listens
- * (serve.ts: the chat body's validator alone takes ~40 ms to compile, which no caller's
- * first call should wait for); the rest (portal, marketplace, admin, OAuth) on first use.
+ * `.errors` read through). The price: a route's first call after the daemon starts waits for
+ * its compile, up to ~40 ms for the chat body's validator, once. Compiling the gateway's
+ * routes before listening instead kept ~4 MB more resident after load (146.9–150.0 against
+ * 144.5–146.4 MB over three bench runs each), the difference between meeting the 150 MB
+ * target and sitting on it, for routes most daemons never serve.
  *
  * A schema that cannot compile fails its route's first call (500) instead of the start, so
  * `compileRouteSchemas(app)` compiles whatever is still waiting and names the route of the
@@ -22,7 +24,7 @@ import { finiteValidatorFactory } from './finite-numbers.js';
 type Compiled = ((data: unknown, cx?: unknown) => unknown) & { errors?: unknown; schemaEnv?: unknown };
 type Factory = (externalSchemas: Record<string, unknown>, options: unknown) => (route: RouteInfo) => Compiled;
 /** What fastify passes with each schema (httpPart for a validator, httpStatus for a serializer). */
-export interface RouteInfo {
+interface RouteInfo {
   method?: string;
   url?: string;
   httpPart?: string;
@@ -67,15 +69,10 @@ export function lazyCompilersFactory(): { buildValidator: Factory; buildSerializ
   };
 }
 
-/**
- * Compiles the schemas of `app` still waiting for their first use (those of the routes
- * `which` picks; all by default) and returns how many; throws naming the route of the first
- * that cannot compile.
- */
-export function compileRouteSchemas(app: FastifyInstance, which: (route: RouteInfo) => boolean = () => true): number {
+/** Compiles the schemas of `app` still waiting for their first use and returns how many; throws naming the route of the first that cannot compile. */
+export function compileRouteSchemas(app: FastifyInstance): number {
   let n = 0;
   for (const [ensure, route] of [...(waiting.get(app) ?? [])]) {
-    if (!which(route)) continue;
     try {
       ensure();
     } catch (e) {
@@ -86,6 +83,3 @@ export function compileRouteSchemas(app: FastifyInstance, which: (route: RouteIn
   }
   return n;
 }
-
-/** The gateway's own routes: compiled before the daemon listens. */
-export const isGatewayRoute = (route: RouteInfo) => /^\/api\/(gateway|external)\//.test(route.url ?? '');

@@ -15,7 +15,6 @@ import { startKeyUsageFlush } from './auth/key-usage.js';
 import { configFileFor, defaultDataDir } from './paths.js';
 import { startPruner } from './requests/retention.js';
 import { startTelemetry, telemetryOf } from './telemetry/index.js';
-import { compileRouteSchemas, isGatewayRoute } from './schema-compilers.js';
 
 export { configFileFor, defaultDataDir };
 
@@ -77,8 +76,6 @@ export async function startDaemon(opts: ServeOptions = {}): Promise<Daemon> {
     await moneyOf(ctx); // PostgreSQL: this daemon registers for budget leases before it serves
     // after the gateway's own close step (which lets calls in flight settle): their spans are exported too
     if (telemetry) ctx.onClose.push(() => telemetry.shutdown());
-    await app.ready();
-    compileRouteSchemas(app, isGatewayRoute); // the rest on first use (schema-compilers.ts)
     await app.listen({ port: opts.port ?? 8787, host: opts.host ?? '127.0.0.1' });
   } catch (e) {
     await telemetryOf(ctx)?.shutdown().catch(() => undefined);
