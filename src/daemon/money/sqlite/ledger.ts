@@ -182,12 +182,13 @@ export class Ledger {
     try {
       if (this.closed || !this.journal) throw new Error('the ledger is closed');
       this.journal.append(queued.map((q) => q.b));
-      markPhase('journaled');
     } catch (err) {
       if (!this.closed) this.log.error({ err }, 'the booking journal cannot be written: booking the calls directly in the store');
       for (const q of queued) this.applyDirect(q.b).then(q.resolve, q.reject);
       return;
     }
+    // outside the try: once the lines are written nothing may send these bookings down the direct path as well
+    markPhase('journaled');
     for (const { b, resolve } of queued) {
       this.stats.appended++;
       this.pending.set(b.id, b);
