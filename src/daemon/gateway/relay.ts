@@ -19,6 +19,7 @@ import { EventStreamUsageTap } from './clouds/eventstream.js';
 import { failedConnection, failedStatus, retriedConnection, retriedStatus, retryAfterMs } from './keys/policy.js';
 import { keyFailed, KeysExhausted, keySucceeded, keyTokens, pickKey } from './keys/pick.js';
 import { markPhase } from '../telemetry/phases.js';
+import { UpstreamAnswer } from './upstream-answer.js';
 
 /**
  * One metered gateway call after its reservation: the upstream attempt(s), the answer
@@ -155,12 +156,14 @@ export function unreachable(providerId: string, err: unknown): AgwError {
 }
 
 /**
- * The whole answer body (JSON and error answers are small), from the stream's own events:
- * undici's `arrayBuffer()` runs its consume machinery and copies every chunk into a new
- * buffer, where an answer is usually one chunk. Rejects when the stream fails or closes
- * before its end (an aborted call, a body timeout).
+ * The whole answer body (JSON and error answers are small): an UpstreamAnswer's without a
+ * stream, any other's from the stream's own events (undici's `arrayBuffer()` runs its
+ * consume machinery and copies every chunk into a new buffer, where an answer is usually
+ * one chunk). Rejects when the answer fails or closes before its end (an aborted call, a
+ * body timeout).
  */
 export function readBody(res: Dispatcher.ResponseData): Promise<Buffer> {
+  if (res instanceof UpstreamAnswer) return res.whole();
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let ended = false;

@@ -3,6 +3,7 @@ import { Pool, type Dispatcher } from 'undici';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { ResolvedProvider } from '../../shared/config/resolve.js';
 import type { SecretRedactor } from '../../shared/secret-redactor.js';
+import { UpstreamAnswer } from './upstream-answer.js';
 
 /**
  * Upstream connections: one keep-alive undici Pool per origin, created on first use and
@@ -114,7 +115,8 @@ export class Upstreams {
 
   /**
    * Sends one request to `provider` with its own credentials (a query-parameter key: `apiKey`,
-   * the provider's first key unless another is given); throws UpstreamError on failure.
+   * the provider's first key unless another is given); throws UpstreamError on failure. The
+   * answer's body stream is made only when read as one (upstream-answer.ts).
    */
   async request(provider: ResolvedProvider, r: UpstreamRequest, apiKey = provider.apiKey): Promise<Dispatcher.ResponseData> {
     const { origin, basePath } = this.base(provider.baseUrl);
@@ -125,12 +127,9 @@ export class Upstreams {
     }
     const path = `${basePath}${r.path}${query ? `?${query}` : ''}`;
     try {
-      return await this.pool(origin).request({
-        method: r.method,
-        path,
-        headers: r.headers,
-        body: r.body,
-        signal: r.signal,
+      return await new Promise<Dispatcher.ResponseData>((resolve, reject) => {
+        const answer = new UpstreamAnswer({ resolve, reject }, r.signal);
+        this.pool(origin).dispatch({ origin, method: r.method, path, headers: r.headers, body: r.body }, answer);
       });
     } catch (err) {
       throw new UpstreamError(classifyFailure(err, r.signal), err);
