@@ -8,9 +8,9 @@ import { AgwError } from '../../shared/errors.js';
  * naming the classes (and the closest one), instead of the schema's terse "must be equal
  * to constant".
  */
-export async function requireSmartClass(req: FastifyRequest): Promise<void> {
+export function requireSmartClass(req: FastifyRequest, _reply: unknown, done: (err?: Error) => void): void {
   const model = (req.body as { model?: unknown }).model;
-  if (typeof model === 'string' && (SMART_ROUTE_CLASSES as readonly string[]).includes(model)) return;
+  if (typeof model === 'string' && (SMART_ROUTE_CLASSES as readonly string[]).includes(model)) return done();
   const named = typeof model === 'string' ? `"${model.slice(0, 100)}"` : 'model';
   const near = typeof model === 'string' ? didYouMean(model, SMART_ROUTE_CLASSES) : [];
   throw new AgwError(

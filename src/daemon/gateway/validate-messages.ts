@@ -66,7 +66,7 @@ function checkContent(c: unknown, field: string): void {
   c.forEach((b, j) => checkBlock(b, `${field}[${j}]`, false));
 }
 
-export async function requireMessagesBody(req: FastifyRequest): Promise<void> {
+export function requireMessagesBody(req: FastifyRequest, _reply: unknown, done: (err?: Error) => void): void {
   const b = req.body;
   if (!isObj(b)) throw new AgwError('INVALID_REQUEST', 'the body must be a JSON object with model and messages', { field: 'body', location: 'body' });
   const { model, messages } = b;
@@ -88,4 +88,5 @@ export async function requireMessagesBody(req: FastifyRequest): Promise<void> {
       if (t.input_schema !== undefined && !isObj(t.input_schema)) throw bad(`tools[${i}].input_schema`, 'must be an object (a JSON Schema)');
     });
   }
+  done();
 }

@@ -7,9 +7,11 @@ import { requireShallowBody } from './body-depth.js';
  * (400 MISSING_MODEL / MISSING_MESSAGES) come before schema validation, which then
  * answers 400 INVALID_REQUEST naming the field (ranges of temperature, top_p,
  * max_tokens, roles, types). The body's depth (body-depth.ts) and message content are
- * checked here too, before any coercion, in one pass over the messages.
+ * checked here too, before any coercion, in one pass over the messages. A callback hook,
+ * not an async one: fastify goes on in the same turn (an async hook costs every call a
+ * promise and a microtask before its handler).
  */
-export async function requireModelAndMessages(req: FastifyRequest): Promise<void> {
+export function requireModelAndMessages(req: FastifyRequest, _reply: unknown, done: (err?: Error) => void): void {
   const b = req.body;
   if (!b || typeof b !== 'object' || Array.isArray(b)) {
     throw new AgwError('INVALID_REQUEST', 'the body must be a JSON object with model and messages', { field: 'body', location: 'body' });
@@ -29,6 +31,7 @@ export async function requireModelAndMessages(req: FastifyRequest): Promise<void
       }
     });
   }
+  done();
 }
 
 type Obj = Record<string, unknown>;
