@@ -8,7 +8,7 @@ import { isBatchPath, isFreePath, proxyAllows } from '../../shared/providers/ind
 import { errorResponses } from '../../shared/schemas/common.js';
 import { MODEL_MAX_LENGTH, ProviderAnswer, ProxyParams } from '../../shared/schemas/gateway.js';
 import { release, reserve } from '../money/calls.js';
-import { bookingEstimate, quoteTokens, quoteUnits } from '../money/hold.js';
+import { asciiView, bookingEstimate, quoteTokens, quoteUnits } from '../money/hold.js';
 import { callerOf, gatewayUser, requireGatewayAuth } from '../gateway/auth.js';
 import { countImages, promptBoundWithImages } from '../gateway/image-tokens.js';
 import { keyAllowlist, refuseForKey } from '../gateway/key-refusal.js';
@@ -244,6 +244,8 @@ function upstreamPath(url: string, def: ProviderDef): { path: string; query: str
 }
 
 function normalizedPath(raw: string): string {
+  // the common path has neither: no regex replaces for it
+  if (!raw.includes('//') && !raw.includes('%')) return raw;
   return raw.replace(/\/{2,}/g, '/').replace(/%([0-9a-f]{2})/gi, (esc, hex: string) => {
     const c = String.fromCharCode(parseInt(hex, 16));
     return /[A-Za-z0-9\-._~:@!$&'()*+,;=]/.test(c) ? c : esc.toUpperCase();
@@ -260,13 +262,15 @@ function parseJson(body: Buffer | undefined, contentType: string | undefined): R
   }
 }
 
+const IMAGE_WORDS = /image|inlineData/;
+
 /**
  * The prompt bound of a chat body holding images, each counted by its pixels as the provider
  * counts it (gateway/image-tokens.ts); undefined otherwise (the hold's own bound applies).
  * Only a body that mentions an image is decoded for it.
  */
 function imagePromptBound(def: ProviderDef, id: string, model: string | null, path: string, body: Buffer | undefined, json: Record<string, unknown> | undefined): number | undefined {
-  if (!json || !body || !(body.includes('image') || body.includes('inlineData'))) return undefined;
+  if (!json || !body || !IMAGE_WORDS.test(asciiView(body))) return undefined;
   // a cloud's format depends on the model (Vertex's Claude and Gemini) or the operation (Bedrock's Converse)
   const format = /\/converse(-stream)?$/.test(path) ? 'converse' : (def.chat ?? def.chatFor?.(model ?? ''))?.format;
   if (!format) return undefined;
