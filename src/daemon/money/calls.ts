@@ -13,7 +13,7 @@ import type { Booking } from './bookings.js';
 import type { AdmitKey, RateHeaders } from './engine.js';
 import type { Quote } from './hold.js';
 import { budgetPeriodKey, type KeyLimits } from './key-limits.js';
-import { moneyOf } from './index.js';
+import { moneyNow, moneyOf } from './index.js';
 import type { Cost } from './pricing.js';
 import { quotaPeriod } from './quotas.js';
 import { refusalError, withRequestId } from './refusals.js';
@@ -136,7 +136,7 @@ export async function reserve(ctx: AppContext, caller: Caller, input: ReserveInp
     settled: false,
   };
   observe(ctx, r, input);
-  const money = await moneyOf(ctx);
+  const money = moneyNow(ctx) ?? (await moneyOf(ctx));
   const refusal = await money.admit({
     id: r.id,
     userId: r.userId,
@@ -280,7 +280,7 @@ export async function finalize(ctx: AppContext, r: Reservation, providerId: stri
     const b = bookingOf(ctx, r, { status: 'finalized', providerId, cost, httpStatus, answerStatus: httpStatus });
     if (b.writtenOffNano > 0) ctx.metrics.inc('agw_written_off_nusd_total', b.writtenOffNano, { provider: providerId });
     settled(ctx, r, b);
-    await (await moneyOf(ctx)).settle(b);
+    await (moneyNow(ctx) ?? (await moneyOf(ctx))).settle(b);
     markPhase('booked');
   } finally {
     inflightOf(ctx).end();
@@ -294,7 +294,7 @@ export async function release(ctx: AppContext, r: Reservation, httpStatus: numbe
   try {
     const b = bookingOf(ctx, r, { status: 'failed', httpStatus, err: answer?.err, answerStatus: answer?.status ?? answer?.err?.status ?? httpStatus ?? 503 });
     settled(ctx, r, b);
-    await (await moneyOf(ctx)).settle(b);
+    await (moneyNow(ctx) ?? (await moneyOf(ctx))).settle(b);
   } finally {
     inflightOf(ctx).end();
   }

@@ -12,10 +12,23 @@ const engines = new WeakMap<AppContext, Promise<MoneyEngine>>();
 export function moneyOf(ctx: AppContext): Promise<MoneyEngine> {
   let e = engines.get(ctx);
   if (!e) {
-    e = open(ctx);
+    e = open(ctx).then((m) => {
+      opened.set(ctx, m);
+      return m;
+    });
     engines.set(ctx, e);
   }
   return e;
+}
+
+const opened = new WeakMap<AppContext, MoneyEngine>();
+
+/**
+ * The engine once it is open (undefined before): a call's path takes it without awaiting
+ * `moneyOf`'s promise, one microtask less at admission and at settlement.
+ */
+export function moneyNow(ctx: AppContext): MoneyEngine | undefined {
+  return opened.get(ctx);
 }
 
 async function open(ctx: AppContext): Promise<MoneyEngine> {
