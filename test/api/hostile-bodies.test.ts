@@ -79,6 +79,33 @@ function nestedToolResults(depth: number): string {
   return `${open.repeat(depth)}${image}${']}'.repeat(depth)}`;
 }
 
+/**
+ * messages that is not an array (a string, an object, a number): a 400 at once, not a hang.
+ * The doors' checks are callback hooks (fastify goes on only when they call done): an early
+ * return that skipped done() left such a call unanswered until the request timeout.
+ */
+describe.each([...COMMON_DOORS, ...MESSAGES_DOORS])('messages that is not an array: $name', (door) => {
+  it('is answered 400 INVALID_REQUEST within seconds, free, nothing sent upstream', async () => {
+    const u = await f.d.user({ tier: 'pro', balance: 1 });
+    const model = door.path.includes('smart') ? 'best-fast-llm' : 'to-gpt';
+    const before = f.openai.requests.length + f.anthropic.requests.length;
+    for (const messages of ['hi', { role: 'user', content: 'hi' }, 7]) {
+      const res = await fetch(`${f.d.api}${door.path}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${u.key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model, max_tokens: 10, messages }),
+        signal: AbortSignal.timeout(5_000),
+      });
+      const raw = await res.text();
+      expect(res.status, `${door.name} ${JSON.stringify(messages)}: ${raw.slice(0, 300)}`).toBe(400);
+      expect(errorOf(door, JSON.parse(raw)).code).toBe('INVALID_REQUEST');
+    }
+    expect(f.openai.requests.length + f.anthropic.requests.length).toBe(before);
+    expect(await quotaUsed(f.db, u.id)).toBe(0);
+    expect((await walletRow(f.db, u.id)).balance).toBe(1_000_000_000);
+  });
+});
+
 describe.each(COMMON_DOORS)('hostile common-format bodies: $name', (door) => {
   const model = (target: 'claude' | 'gpt') => (door.path.includes('smart') ? (target === 'claude' ? 'best-cheap-llm' : 'best-fast-llm') : `to-${target}`);
 

@@ -9,8 +9,13 @@ import { AgwError } from '../../shared/errors.js';
  * to constant".
  */
 export function requireSmartClass(req: FastifyRequest, _reply: unknown, done: (err?: Error) => void): void {
-  const model = (req.body as { model?: unknown }).model;
-  if (typeof model === 'string' && (SMART_ROUTE_CLASSES as readonly string[]).includes(model)) return done();
+  checkSmartClass(req.body);
+  done();
+}
+
+function checkSmartClass(body: unknown): void {
+  const model = (body as { model?: unknown }).model;
+  if (typeof model === 'string' && (SMART_ROUTE_CLASSES as readonly string[]).includes(model)) return;
   const named = typeof model === 'string' ? `"${model.slice(0, 100)}"` : 'model';
   const near = typeof model === 'string' ? didYouMean(model, SMART_ROUTE_CLASSES) : [];
   throw new AgwError(

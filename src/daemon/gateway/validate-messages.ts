@@ -67,7 +67,11 @@ function checkContent(c: unknown, field: string): void {
 }
 
 export function requireMessagesBody(req: FastifyRequest, _reply: unknown, done: (err?: Error) => void): void {
-  const b = req.body;
+  checkMessagesBody(req.body);
+  done();
+}
+
+function checkMessagesBody(b: unknown): void {
   if (!isObj(b)) throw new AgwError('INVALID_REQUEST', 'the body must be a JSON object with model and messages', { field: 'body', location: 'body' });
   const { model, messages } = b;
   if (model === undefined || model === null || model === '') throw new AgwError('MISSING_MODEL', 'model is required');
@@ -88,5 +92,4 @@ export function requireMessagesBody(req: FastifyRequest, _reply: unknown, done: 
       if (t.input_schema !== undefined && !isObj(t.input_schema)) throw bad(`tools[${i}].input_schema`, 'must be an object (a JSON Schema)');
     });
   }
-  done();
 }

@@ -12,7 +12,11 @@ import { requireShallowBody } from './body-depth.js';
  * promise and a microtask before its handler).
  */
 export function requireModelAndMessages(req: FastifyRequest, _reply: unknown, done: (err?: Error) => void): void {
-  const b = req.body;
+  checkModelAndMessages(req.body);
+  done();
+}
+
+function checkModelAndMessages(b: unknown): void {
   if (!b || typeof b !== 'object' || Array.isArray(b)) {
     throw new AgwError('INVALID_REQUEST', 'the body must be a JSON object with model and messages', { field: 'body', location: 'body' });
   }
@@ -31,7 +35,6 @@ export function requireModelAndMessages(req: FastifyRequest, _reply: unknown, do
       }
     });
   }
-  done();
 }
 
 type Obj = Record<string, unknown>;
