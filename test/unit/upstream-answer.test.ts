@@ -1,4 +1,5 @@
 import http from 'node:http';
+import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UpstreamAbort, UpstreamError, Upstreams } from '../../src/daemon/gateway/upstream.js';
@@ -14,6 +15,8 @@ let server: http.Server;
 let base: string;
 /** requests whose answer was cut off by agw's side (the upstream saw its socket close) */
 const closedEarly: string[] = [];
+let connections = 0;
+const BIG = Buffer.alloc(1 << 20, 'a'); // 1 MiB, many times a paused socket's buffer
 
 beforeAll(async () => {
   server = http.createServer((req, res) => {
@@ -40,6 +43,9 @@ beforeAll(async () => {
           clearInterval(t);
           if (!res.writableFinished) closedEarly.push(req.url!);
         });
+      } else if (req.url === '/big') {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(BIG);
       } else if (req.url === '/never') {
         // no answer at all
       } else {
@@ -48,6 +54,7 @@ beforeAll(async () => {
       }
     });
   });
+  server.on('connection', () => connections++);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
@@ -128,14 +135,65 @@ describe('upstream answers', () => {
     await new Promise((r) => silent.close(r));
   });
 
-  it('dump() throws a small answer away and keeps nothing pending', async () => {
+  it('dump() reads a small answer to its end and the connection serves the next request', async () => {
     const u = upstreams();
-    const res = await u.request(provider(), { method: 'POST', path: '/json', headers: {}, body: '{}' });
+    // still arriving when dumped: its chunks come 30 ms apart
+    const res = await u.request(provider(), { method: 'POST', path: '/chunks', headers: {}, body: '{}' });
+    const before = connections;
     await expect((res.body as unknown as { dump(): Promise<null> }).dump()).resolves.toBeNull();
-    // the connection is reused for the next request
+    await new Promise((r) => setTimeout(r, 20)); // the pool marks its connection free on its next turn
     const again = await u.request(provider(), { method: 'POST', path: '/json', headers: {}, body: '{}' });
     expect((await readBody(again)).length).toBeGreaterThan(0);
+    expect(connections).toBe(before); // no new connection: the dumped one was reused
     await u.close();
+  });
+
+  it('a body far larger than what is kept unread is read whole after a pause, every byte', async () => {
+    const u = upstreams();
+    const res = await u.request(provider(), { method: 'POST', path: '/big', headers: {}, body: '{}' });
+    await new Promise((r) => setTimeout(r, 50)); // the socket is paused meanwhile
+    expect((await readBody(res)).equals(BIG)).toBe(true);
+    const streamed = await u.request(provider(), { method: 'POST', path: '/big', headers: {}, body: '{}' });
+    await new Promise((r) => setTimeout(r, 50));
+    let n = 0;
+    for await (const c of streamed.body) n += (c as Buffer).length;
+    expect(n).toBe(BIG.length);
+    await u.close();
+  });
+
+  it('a body is read one way, once: whole twice, or as a stream after whole, is refused', async () => {
+    const u = upstreams();
+    const res = await u.request(provider(), { method: 'POST', path: '/json', headers: {}, body: '{}' });
+    const first = readBody(res);
+    await expect((res as UpstreamAnswer).whole()).rejects.toThrow(/already read/);
+    expect(() => res.body).toThrow(/already read whole/);
+    expect((await first).length).toBeGreaterThan(0);
+    await u.close();
+  });
+
+  it('an answer that fails after its headers, dumped later, does not crash the process', async () => {
+    // a 503 whose chunked body is malformed: the parser fails after the headers
+    const bad = net.createServer((sock) => {
+      sock.once('data', () => sock.write('HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\n\r\nzz\r\n'));
+    });
+    await new Promise<void>((r) => bad.listen(0, '127.0.0.1', r));
+    const crashes: unknown[] = [];
+    const onCrash = (e: unknown) => crashes.push(e);
+    process.on('uncaughtException', onCrash);
+    try {
+      const u = new Upstreams({ connectTimeoutMs: 2_000, responseTimeoutMs: 2_000 });
+      const p = { baseUrl: `http://127.0.0.1:${(bad.address() as AddressInfo).port}`, apiKey: 'k', def: { auth: { style: 'bearer' } } } as never;
+      const res = await u.request(p, { method: 'POST', path: '/', headers: {}, body: '{}' });
+      expect(res.statusCode).toBe(503);
+      await new Promise((r) => setTimeout(r, 50));
+      await expect((res.body as unknown as { dump(): Promise<null> }).dump()).resolves.toBeNull();
+      await new Promise((r) => setTimeout(r, 20));
+      expect(crashes).toEqual([]);
+      await u.close();
+    } finally {
+      process.off('uncaughtException', onCrash);
+      await new Promise((r) => bad.close(r));
+    }
   });
 });
 

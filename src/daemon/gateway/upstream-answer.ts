@@ -5,6 +5,9 @@ import type { UpstreamAbort } from './upstream.js';
 
 /** What `dump()` reads of an answer that is thrown away, before it closes the connection instead (undici's own limit). */
 const DUMP_LIMIT = 128 * 1024;
+/** What is kept of a body nobody reads yet before the socket is paused; a body stream's buffer (undici's 64 KiB). */
+const BUFFERED = 64 * 1024;
+const noop = () => undefined;
 
 /**
  * One upstream request and its answer, as undici's `dispatch` handler: the answer is
@@ -28,6 +31,9 @@ export class UpstreamAnswer {
   private resumeSocket: (() => void) | null = null;
   private answered = false;
   private chunks: Buffer[] = [];
+  private buffered = 0;
+  /** `whole()` or `body` took the body: it is read one way only, once */
+  private used = false;
   /** bytes received (for dump's limit) */
   bytes = 0;
   ended = false;
@@ -69,7 +75,9 @@ export class UpstreamAnswer {
     this.bytes += chunk.length;
     if (this.stream) return this.stream.push(chunk);
     this.chunks.push(chunk);
-    return true;
+    this.buffered += chunk.length;
+    // read whole: everything is wanted; nobody reading yet: pause past a stream's buffer
+    return this.waiter !== null || this.buffered < BUFFERED;
   }
 
   onComplete(): void {
@@ -90,16 +98,19 @@ export class UpstreamAnswer {
     if (this.ended || this.failure) return;
     this.failure = err;
     this.chunks = [];
-    if (this.stream) this.stream.destroy(err);
+    // as undici does: a stream whose reader has no error listener yet must not crash the daemon
+    if (this.stream) this.stream.on('error', noop).destroy(err);
     else if (this.waiter) this.waiter.reject(err);
   }
 
   /** The body as a stream (undici's `ResponseData.body`), made on first use. */
   get body(): Dispatcher.ResponseData['body'] {
     if (!this.stream) {
+      if (this.used) throw new Error('the answer body is already read whole');
+      this.used = true;
       const s = (this.stream = new AnswerBody(this));
       for (const c of this.takeChunks(false)) s.push(c);
-      if (this.failure) s.destroy(this.failure);
+      if (this.failure) s.on('error', noop).destroy(this.failure);
       else if (this.ended) s.push(null);
     }
     return this.stream as unknown as Dispatcher.ResponseData['body'];
@@ -107,10 +118,14 @@ export class UpstreamAnswer {
 
   /** The whole body, without a stream; rejects when the answer fails or is aborted before its end. */
   whole(): Promise<Buffer> {
-    if (this.stream) return Promise.reject(new Error('the answer body is already read as a stream'));
+    if (this.used) return Promise.reject(new Error('the answer body is already read'));
+    this.used = true;
     if (this.failure) return Promise.reject(this.failure);
     if (this.ended) return Promise.resolve(this.takeChunks());
-    return new Promise((resolve, reject) => (this.waiter = { resolve, reject }));
+    return new Promise((resolve, reject) => {
+      this.waiter = { resolve, reject };
+      this.resumeSocket?.(); // paused while nobody read it
+    });
   }
 
   /** Asks undici for more of the body (the stream's reader wants it). */
@@ -123,6 +138,7 @@ export class UpstreamAnswer {
   private takeChunks(whole = true): Buffer | Buffer[] {
     const chunks = this.chunks;
     this.chunks = [];
+    this.buffered = 0;
     if (!whole) return chunks;
     return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
   }
@@ -135,7 +151,7 @@ export class UpstreamAnswer {
 /** The body stream of an UpstreamAnswer: fed by its handler; destroying it before its end cancels the request. */
 class AnswerBody extends Readable {
   constructor(private readonly answer: UpstreamAnswer) {
-    super();
+    super({ highWaterMark: BUFFERED });
   }
 
   override _read(): void {
@@ -149,10 +165,11 @@ class AnswerBody extends Readable {
 
   /** Reads the rest and throws it away (a connection is kept for the next request), or closes it past undici's limit. */
   dump(): Promise<null> {
+    this.on('error', noop);
     return new Promise((resolve) => {
-      if (this.closed) return resolve(null);
+      if ((this as unknown as { _readableState: { closeEmitted: boolean } })._readableState.closeEmitted) return resolve(null);
       this.once('close', () => resolve(null));
-      this.on('error', () => undefined);
+      if (this.destroyed) return;
       if (this.answer.bytes > DUMP_LIMIT) return void this.destroy();
       this.on('data', () => {
         if (this.answer.bytes > DUMP_LIMIT) this.destroy();
