@@ -100,6 +100,15 @@ describe('upstream answers', () => {
     await u.close();
   });
 
+  it('a request undici refuses before sending rejects, and leaves no listener on the abort switch', async () => {
+    const u = upstreams();
+    const signal = new UpstreamAbort();
+    const err = await u.request(provider(), { method: 'POST', path: '/json', headers: { 'x-bad': 'a\r\nb' }, body: '{}', signal }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(UpstreamError);
+    expect(signal.listenerCount('abort')).toBe(0);
+    await u.close();
+  });
+
   it('the abort switch during the body fails the whole read and closes the upstream connection', async () => {
     const u = upstreams();
     const signal = new UpstreamAbort();

@@ -17,9 +17,10 @@ const noop = () => undefined;
  * every call and hands the chunks on through stream events, ~5 µs per call on Node 20
  * (sequential calls to a loopback server: 82 against 77 µs).
  *
- * Until the stream is made the chunks are kept as they come (an answer is read right
- * after its headers); once it is, it is fed with backpressure, as undici's own. The abort
- * switch cancels the request before the answer, and fails its body after it.
+ * Until the stream is made the chunks are kept as they come, up to a stream's buffer before
+ * the socket is paused (`whole()` takes everything); once it is, it is fed with backpressure,
+ * as undici's own. The abort switch cancels the request before the answer, and fails its
+ * body after it.
  */
 export class UpstreamAnswer {
   statusCode = 0;

@@ -129,7 +129,12 @@ export class Upstreams {
     try {
       return await new Promise<Dispatcher.ResponseData>((resolve, reject) => {
         const answer = new UpstreamAnswer({ resolve, reject }, r.signal);
-        this.pool(origin).dispatch({ origin, method: r.method, path, headers: r.headers, body: r.body }, answer);
+        try {
+          this.pool(origin).dispatch({ origin, method: r.method, path, headers: r.headers, body: r.body }, answer);
+        } catch (err) {
+          // undici reports a refused request (invalid headers, a closed pool) through onError; a throw goes the same way
+          answer.onError(err as Error);
+        }
       });
     } catch (err) {
       throw new UpstreamError(classifyFailure(err, r.signal), err);
