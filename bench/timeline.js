@@ -1,5 +1,5 @@
 // Where one sequential call's added latency goes, segment by segment (issue #32):
-//   npm run build && node bench/timeline.js [--calls N] [--rounds R] [--json]
+//   npm run build && node bench/timeline.js [--calls N] [--rounds R] [--json] [--pin]
 // The forwarder, the accounting floor (servers.js startFloor: the least a call booked
 // durably must do) and an agw daemon run with bench/timeline-hook.mjs preloaded, which times
 // each call from Node's and undici's diagnostics channels (request in, upstream request
@@ -8,6 +8,7 @@
 // call at a time, the scenarios interleaved round by round; each figure is the median of
 // the per-1,000-call medians. The CPU profile (call-phases.js) says what runs; this says
 // what a caller waits for.
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
@@ -17,7 +18,7 @@ import { buildScenarios } from './scenarios.js';
 import { runSequential } from './sequential.js';
 import { median } from './stats.js';
 
-const { values: a } = parseArgs({ options: { calls: { type: 'string' }, rounds: { type: 'string' }, json: { type: 'boolean' } } });
+const { values: a } = parseArgs({ options: { calls: { type: 'string' }, rounds: { type: 'string' }, json: { type: 'boolean' }, pin: { type: 'boolean' } } });
 const BATCH = 1000; // timeline-hook.mjs writes one line per 1,000 calls
 const CALLS = Math.max(BATCH, Math.round(Number(a.calls ?? 4000) / BATCH) * BATCH);
 const ROUNDS = Number(a.rounds ?? 3);
@@ -40,6 +41,7 @@ try {
   const user = await seedUser(dataDir, writeAgwConfig(dataDir, 'http://127.0.0.1:9'), { email: 'timeline@example.com', password: 'bench-password-1' });
   const daemon = await startDaemonProcess({ dataDir, configFile: writeAgwConfig(dataDir, mock.url), nodeFlags: hook, env: { AGW_TIMELINE_FILE: fileOf.agw } });
   procs.push(daemon);
+  if (a.pin) pinApart([fwd.pid, floor.pid, daemon.pid], [mock.pid, process.pid]);
   const scenarios = buildScenarios({ mock: mock.url, forwarder: fwd.url, floor: floor.url, agw: daemon.url }, user.key);
   const lines = (file) => (existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l)) : []);
   const batches = Object.fromEntries(IDS.map((id) => [id, []]));
@@ -85,6 +87,21 @@ try {
 } finally {
   for (const p of procs.reverse()) await p.stop().catch(() => undefined);
   rmSync(tmp, { recursive: true, force: true });
+}
+
+/**
+ * --pin: the servers measured on the first CPU, the mock and this driver on the last, every
+ * thread of each (`taskset -a`), so what a server does beside a call (its GC threads, say)
+ * cannot take the CPU the upstream needs: run it with and without to see how much of a
+ * server's time is contention for a small machine's CPUs (docs/performance.md, stop 40).
+ */
+function pinApart(servers, others) {
+  const last = os.cpus().length - 1;
+  if (last < 1) throw new Error('--pin needs two CPUs');
+  const pin = (cpu, pid) => execFileSync('taskset', ['-a', '-p', '-c', String(cpu), String(pid)], { stdio: 'ignore' });
+  for (const pid of servers) pin(0, pid);
+  for (const pid of others) pin(last, pid);
+  log(`pinned: servers on CPU 0, the mock and the driver on CPU ${last}`);
 }
 
 function round1(x) {
