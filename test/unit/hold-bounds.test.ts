@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { resolveConfig } from '../../src/shared/config/resolve.js';
-import { holdsContext, promptBound, quoteTokens } from '../../src/daemon/money/hold.js';
+import { asciiView, holdsContext, promptBound, quoteTokens } from '../../src/daemon/money/hold.js';
 import { tokenCost } from '../../src/daemon/money/pricing.js';
 import { countImages, imageTokens, promptBoundWithImages } from '../../src/daemon/gateway/image-tokens.js';
 
@@ -110,6 +110,23 @@ describe('the hold is the charge’s own arithmetic at the bound (review Low)', 
           }
         }
       }
+    }
+  });
+});
+
+describe('ASCII words found in a body’s bytes (asciiView) exactly where Buffer.includes finds them', () => {
+  const words = ['image', 'file_id', 'inlineData', 'document', 'video'];
+  const bodies = [
+    JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'häßlich 日本語 😀 image' }] }),
+    JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'ümlaut '.repeat(20_000) + 'document' }] }), // > 64 kB
+    JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'no media here: 画像 ファイル' }] }),
+  ];
+  it('for UTF-8 bodies small and large, the same view when asked twice', () => {
+    for (const text of bodies) {
+      const b = Buffer.from(text, 'utf8');
+      for (const w of words) expect(asciiView(b).includes(w), w).toBe(b.includes(w));
+      expect(asciiView(b)).toBe(asciiView(b));
+      expect(asciiView(text)).toBe(text);
     }
   });
 });
