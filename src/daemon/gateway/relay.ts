@@ -156,28 +156,13 @@ export function unreachable(providerId: string, err: unknown): AgwError {
 }
 
 /**
- * The whole answer body (JSON and error answers are small): an UpstreamAnswer's without a
- * stream, any other's from the stream's own events (undici's `arrayBuffer()` runs its
- * consume machinery and copies every chunk into a new buffer, where an answer is usually
- * one chunk). Rejects when the answer fails or closes before its end (an aborted call, a
- * body timeout).
+ * The whole answer body (JSON and error answers are small), read without a stream
+ * (upstream-answer.ts): every answer comes from `Upstreams.request`. Rejects when the answer
+ * fails or is aborted before its end (a body timeout, the client gone).
  */
 export function readBody(res: Dispatcher.ResponseData): Promise<Buffer> {
-  if (res instanceof UpstreamAnswer) return res.whole();
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let ended = false;
-    const body = res.body;
-    body.on('data', (c: Buffer) => chunks.push(c));
-    body.once('end', () => {
-      ended = true;
-      resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
-    });
-    body.once('error', reject);
-    body.once('close', () => {
-      if (!ended) reject(new UpstreamError('aborted', new Error('the upstream answer closed before its end')));
-    });
-  });
+  if (!(res instanceof UpstreamAnswer)) return Promise.reject(new TypeError('readBody takes an answer of Upstreams.request'));
+  return res.whole();
 }
 
 /**
