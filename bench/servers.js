@@ -6,6 +6,7 @@
 //   node bench/servers.js floor-fastify URL JOURNAL  the same behind fastify (startFastifyFloor)
 // Each prints one JSON line {"event":"listening","url":…} on stdout when ready.
 import { openSync, writeSync } from 'node:fs';
+import { channel } from 'node:diagnostics_channel';
 import http from 'node:http';
 import { pipeline } from 'node:stream';
 import { Pool } from 'undici';
@@ -147,12 +148,16 @@ function floorCalls(upstream, journalFile) {
  * the answer. No validation, no quota or wallet, no request record, no metrics: the work
  * no implementation of agw's rules can leave out, done plainly in Node.
  */
+const phase = channel('agw:call:phase');
+
 export function startFloor(upstream, journalFile, port = 0) {
   const floor = floorCalls(upstream, journalFile);
   const server = http.createServer((req, res) => {
     const chunks = [];
     req.on('data', (c) => chunks.push(c));
     req.on('end', async () => {
+      // for bench/timeline.js: the body received whole, the mark agw's proxy passes at the same step
+      if (phase.hasSubscribers) phase.publish('body');
       try {
         const key = floor.keyOf(req.headers.authorization);
         if (!key) {

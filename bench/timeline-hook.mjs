@@ -17,6 +17,8 @@ export const SEGMENTS = {
   'upstream answer headers → body complete': ['headers', 'trailers'],
   'upstream body complete → answer written': ['trailers', 'finish'],
   'request in → answer written (total)': ['in', 'finish'],
+  // the same step in the floor and in agw's proxy (its `body` mark): how much slower it runs inside agw
+  'request in → its body received whole': ['in', 'body'],
 };
 /**
  * The event loop's busy time (performance.eventLoopUtilization's `active`) in two stretches
@@ -35,7 +37,7 @@ const elu = {};
  * consecutive marks a call passed is one row "inside: a → b" (a mark a call skips, e.g.
  * `journaled` on PostgreSQL, joins its neighbours).
  */
-const INSIDE = ['in', 'authenticated', 'handling', 'admitting', 'admitted', 'sending', 'create', 'sent', 'headers', 'trailers', 'answer-read', 'booking', 'journaled', 'booked', 'answered', 'finish'];
+export const INSIDE = ['in', 'authenticated', 'body', 'parsed', 'handling', 'admitting', 'admitted', 'sending', 'create', 'sent', 'headers', 'trailers', 'answer-read', 'booking', 'journaled', 'booked', 'answered', 'finish'];
 let t = null;
 const mark = (name) => () => {
   if (t && t[name] === undefined) {

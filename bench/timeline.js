@@ -17,6 +17,7 @@ import { seedUser, startDaemonProcess, startFloorProcess, startForwarderProcess,
 import { buildScenarios } from './scenarios.js';
 import { runSequential } from './sequential.js';
 import { median } from './stats.js';
+import { INSIDE } from './timeline-hook.mjs';
 
 const { values: a } = parseArgs({ options: { calls: { type: 'string' }, rounds: { type: 'string' }, json: { type: 'boolean' }, pin: { type: 'boolean' } } });
 const BATCH = 1000; // timeline-hook.mjs writes one line per 1,000 calls
@@ -62,9 +63,10 @@ try {
   const result = Object.fromEntries(IDS.map((id) => [id, Object.fromEntries(segments.map((s) => [s, round1(median(batches[id].map((b) => b[s]).filter((x) => x !== null)))]))]));
   // agw's own marks (src/daemon/telemetry/phases.ts): the rows most batches of a scenario have
   const AGW = ['proxy', 'chat'];
-  const insideRows = [...new Set(AGW.flatMap((id) => batches[id].flatMap((b) => Object.keys(b))))].filter(
-    (k) => k.startsWith('inside: ') && AGW.some((id) => batches[id].filter((b) => b[k] != null).length * 2 > batches[id].length),
-  );
+  const at = (k) => INSIDE.indexOf(k.slice('inside: '.length).split(' → ')[0]);
+  const insideRows = [...new Set(AGW.flatMap((id) => batches[id].flatMap((b) => Object.keys(b))))]
+    .filter((k) => k.startsWith('inside: ') && AGW.some((id) => batches[id].filter((b) => b[k] != null).length * 2 > batches[id].length))
+    .sort((x, y) => at(x) - at(y));
   const inside = Object.fromEntries(AGW.map((id) => [id, Object.fromEntries(insideRows.map((k) => [k, round1(median(batches[id].map((b) => b[k]).filter((x) => x != null)))]))]));
   if (a.json) console.log(JSON.stringify({ options: { calls: CALLS, rounds: ROUNDS }, result, inside }, null, 2));
   else {
@@ -74,14 +76,14 @@ try {
     const diffs = [...IDS.slice(1).map((id) => [id, 'forwarder', `${id}-fwd`]), ['proxy', 'floor', 'proxy-floor'], ['chat', 'floor', 'chat-floor']];
     console.log(`${'segment'.padEnd(w)}  ${IDS.map((id) => id.padStart(9)).join('  ')}  ${diffs.map(([, , h]) => h.padStart(11)).join('  ')}`);
     for (const s of segments) {
-      const cells = diffs.map(([id, base]) => String(round1(result[id][s] - result[base][s])).padStart(11));
-      console.log(`${s.padEnd(w)}  ${IDS.map((id) => String(result[id][s]).padStart(9)).join('  ')}  ${cells.join('  ')}`);
+      const cells = diffs.map(([id, base]) => cell(result[id][s] === null || result[base][s] === null ? null : round1(result[id][s] - result[base][s])).padStart(11));
+      console.log(`${s.padEnd(w)}  ${IDS.map((id) => cell(result[id][s]).padStart(9)).join('  ')}  ${cells.join('  ')}`);
     }
     if (insideRows.length) {
       const wi = Math.max(...insideRows.map((s) => s.length));
       console.log(`\ninside agw, between its marks and Node's and undici's (same calls, medians)`);
       console.log(`${'segment'.padEnd(wi)}  ${AGW.map((id) => id.padStart(9)).join('  ')}`);
-      for (const k of insideRows) console.log(`${k.padEnd(wi)}  ${AGW.map((id) => String(Number.isNaN(inside[id][k]) ? '-' : inside[id][k]).padStart(9)).join('  ')}`);
+      for (const k of insideRows) console.log(`${k.padEnd(wi)}  ${AGW.map((id) => cell(inside[id][k]).padStart(9)).join('  ')}`);
     }
   }
 } finally {
@@ -104,6 +106,11 @@ function pinApart(servers, others) {
   log(`pinned: servers on CPU 0, the mock and the driver on CPU ${last}`);
 }
 
+/** A figure, or '-' where a server has no such mark (the forwarder reads no body whole, say). */
+function cell(x) {
+  return x === null || Number.isNaN(x) ? '-' : String(x);
+}
+
 function round1(x) {
-  return Math.round(x * 10) / 10;
+  return x === null ? null : Math.round(x * 10) / 10;
 }

@@ -240,23 +240,32 @@ describe('POST /api/gateway/chat: a JSON answer that breaks off', () => {
   });
 });
 
-describe('POST /api/gateway/chat: the call-phase marks (agw:call:phase, what bench/timeline.js times)', () => {
-  it('a JSON call passes every mark once, in the order of its path', async () => {
+describe('the call-phase marks (agw:call:phase, what bench/timeline.js times)', () => {
+  /** The marks one call passes, its key already in memory (a first call fills the key cache). */
+  async function marksOf(path: string, json: unknown): Promise<unknown[]> {
     const u = await f.d.user({ tier: 'pro', balance: 1 });
-    // the first call fills the key cache: the one timed below authenticates from memory
-    expect((await f.d.fetch('/gateway/chat', { method: 'POST', key: u.key, json: { model: 'gpt-4o-mini', messages } })).status).toBe(200);
+    expect((await f.d.fetch(path, { method: 'POST', key: u.key, json })).status).toBe(200);
     const seen: unknown[] = [];
     const onMark = (name: unknown) => seen.push(name);
     diagnostics.subscribe('agw:call:phase', onMark);
     try {
-      const res = await f.d.fetch('/gateway/chat', { method: 'POST', key: u.key, json: { model: 'gpt-4o-mini', messages } });
+      const res = await f.d.fetch(path, { method: 'POST', key: u.key, json });
       expect(res.status).toBe(200);
       await res.text();
     } finally {
       diagnostics.unsubscribe('agw:call:phase', onMark);
     }
-    // the SQLite ledger writes a journal line; the PostgreSQL engine books in the database
-    const journaled = usePostgres ? [] : ['journaled'];
-    expect(seen).toEqual(['authenticated', 'handling', 'admitting', 'admitted', 'sending', 'answer-read', 'booking', ...journaled, 'booked', 'answered']);
+    return seen;
+  }
+  // the SQLite ledger writes a journal line; the PostgreSQL engine books in the database
+  const journaled = usePostgres ? [] : ['journaled'];
+  const after = ['handling', 'admitting', 'admitted', 'sending', 'answer-read', 'booking', ...journaled, 'booked', 'answered'];
+
+  it('a chat call passes every mark once, in the order of its path (its JSON body parsed before its checks)', async () => {
+    expect(await marksOf('/gateway/chat', { model: 'gpt-4o-mini', messages })).toEqual(['authenticated', 'parsed', ...after]);
+  });
+
+  it('a proxy call passes every mark once, in the order of its path (its body received whole as raw bytes)', async () => {
+    expect(await marksOf('/external/openai/v1/chat/completions', { model: 'gpt-4o-mini', messages })).toEqual(['authenticated', 'body', ...after]);
   });
 });

@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { AgwError } from '../../shared/errors.js';
 import { requireShallowBody } from './body-depth.js';
+import { markPhase } from '../telemetry/phases.js';
 
 /**
  * preValidation for chat bodies: the spec's own codes for an absent model or messages
@@ -12,6 +13,7 @@ import { requireShallowBody } from './body-depth.js';
  * promise and a microtask before its handler).
  */
 export function requireModelAndMessages(req: FastifyRequest, _reply: unknown, done: (err?: Error) => void): void {
+  markPhase('parsed');
   checkModelAndMessages(req.body);
   done();
 }

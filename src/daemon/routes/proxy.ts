@@ -45,7 +45,10 @@ const proxy: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
   const gw = gatewayOf(ctx);
   // encapsulated to this plugin: every body arrives as the raw bytes, forwarded as they are
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => {
+    markPhase('body');
+    done(null, body);
+  });
 
   const schema = {
     tags: ['gateway'],

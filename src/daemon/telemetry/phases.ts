@@ -10,6 +10,10 @@ import { channel } from 'node:diagnostics_channel';
 export type CallPhase =
   /** the caller's credential is known good (gateway/auth.ts) */
   | 'authenticated'
+  /** the request's body is received whole, before anything parses it (the proxy's raw body) */
+  | 'body'
+  /** a JSON body is received and parsed; its checks and schema validation come next (chat routes) */
+  | 'parsed'
   /** the route's handler starts: the body is read, parsed and valid */
   | 'handling'
   /** the call's money is about to be admitted (money/calls.ts reserve) */
