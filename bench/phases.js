@@ -8,13 +8,21 @@ import { median } from './stats.js';
 
 const log = (msg) => process.stderr.write(`[bench] ${msg}\n`);
 
-/** Sequential latency, `rounds` x every scenario; fills sc.seq and counts outcomes. */
+/**
+ * Sequential latency, `rounds` x every scenario; fills sc.seq and counts outcomes. The order
+ * of the scenarios is reversed every other round, so that none is always measured right
+ * after another. Per round, each scenario's added latency against its baseline measured in
+ * the same round (`seq.roundAdded`): report.js takes its ratios to the forwarder's round by
+ * round, so a drift of the machine's speed from one round to the next touches both sides of
+ * a ratio alike (bench/ab.js does the same).
+ */
 export async function sequentialPhase(results, scenarios, ids, { calls, warmup, rounds }) {
   const perRound = Object.fromEntries(ids.map((id) => [id, []]));
   for (let r = 0; r < rounds; r++) {
-    for (const id of ids) {
+    for (const id of r % 2 ? [...ids].reverse() : ids) {
       log(`sequential round ${r + 1}/${rounds}: ${id} (${calls} calls)`);
-      const q = await runSequential(scenarios[id], { calls, warmup: r === 0 ? warmup : Math.ceil(warmup / 10) });
+      // a new connection per round: a few calls to open it and take a warm path again
+      const q = await runSequential(scenarios[id], { calls, warmup: r === 0 ? warmup : Math.ceil(warmup / 50) });
       perRound[id].push(q);
       const res = results.scenarios[id];
       res.ok += q.ok;
@@ -37,10 +45,13 @@ export async function sequentialPhase(results, scenarios, ids, { calls, warmup, 
   }
   for (const id of ids) {
     const sc = results.scenarios[id];
-    const base = results.scenarios[scenarios[id].baseline]?.seq;
+    const baseId = scenarios[id].baseline;
+    const base = results.scenarios[baseId]?.seq;
     if (!base) continue;
     // streams: time to first byte; JSON calls: the whole call
-    sc.addedP50 = sc.stream ? sc.seq.ttfbP50 - base.ttfbP50 : sc.seq.p50 - base.p50;
+    const k = sc.stream ? 'ttfbP50' : 'p50';
+    sc.addedP50 = sc.seq[k] - base[k];
+    sc.seq.roundAdded = perRound[id].map((q, r) => (q[k] == null || perRound[baseId][r]?.[k] == null ? null : q[k] - perRound[baseId][r][k]));
   }
 }
 

@@ -17,10 +17,10 @@ import { entitlements, seedBusyUser, seedUsage, spendSummary } from './store-rea
 
 const HELP = `usage: node bench/run.js [options]     (npm run bench -- [options])
   --duration S       autocannon seconds per run (default 10)
-  --calls N          sequential calls per scenario and round (default 2000)
+  --calls N          sequential calls per scenario and round (default 500)
   --rounds R         interleaved load rounds (default 2; memory growth needs 2)
-  --seq-rounds R     interleaved sequential rounds (default 5: the median of 5 rounds
-                     stands still where one slow round moves a median of 2)
+  --seq-rounds R     interleaved sequential rounds (default 20; the latency targets are
+                     medians of the rounds' ratios, each round's scenarios seconds apart)
   --scenarios a,b    subset of: ${SCENARIO_IDS.join(', ')}
   --usage-rows N     usage records seeded for the spend summary (default 1000000)
   --smoke            a few seconds, tiny counts, no thresholds (CI); exit 0 when every
@@ -65,12 +65,12 @@ const smoke = a.smoke === true;
 const opts = {
   smoke,
   duration: num(a.duration, smoke ? 1 : 10),
-  calls: num(a.calls, smoke ? 100 : 2000),
+  calls: num(a.calls, smoke ? 100 : 500),
   // untimed calls before a scenario's first sequential round (fewer before later rounds):
   // every server measured at its steady state, JIT-compiled, pools and caches filled
   warmup: smoke ? 20 : 1000,
   rounds: num(a.rounds, smoke ? 1 : 2),
-  seqRounds: num(a['seq-rounds'], smoke ? 1 : 5),
+  seqRounds: num(a['seq-rounds'], smoke ? 1 : 20),
   connections: smoke ? [10] : [10, 50],
   usageRows: num(a['usage-rows'], smoke ? 20_000 : 1_000_000),
   cliRuns: smoke ? 2 : 7,
