@@ -9,8 +9,12 @@ import { lazyCompilersFactory } from './schema-compilers.js';
 import { installRouteConventions, openApiTransform, RouteIndex } from './route-conventions.js';
 import { registerRoutes } from './routes/index.js';
 import { compatShapeFor } from './gateway/compat-errors.js';
+import { claimExternal, installFastLane, laneOf } from './fast-lane.js';
 
 export type App = FastifyInstance;
+
+/** The largest request body any route takes (fastify's limit, and the proxy's fast lane's). */
+const BODY_LIMIT = 10 * 1024 * 1024;
 
 /** Per-request log lines only at debug/trace (headers included, secrets redacted by the logger). */
 class DebugLogController extends LogController {
@@ -33,7 +37,7 @@ export async function buildApp(ctx: AppContext): Promise<App> {
     logController: debug ? new DebugLogController() : new LogController({ disableRequestLogging: true }),
     clientErrorHandler,
     frameworkErrors: sendFrameworkError,
-    bodyLimit: 10 * 1024 * 1024,
+    bodyLimit: BODY_LIMIT,
     // a backstop for every route (fastify's default is no limit): a request not received in
     // full by then is answered 408 by node (see clientErrorHandler); publish uploads have
     // their own, shorter, idle timeout and deadline (marketplace/upload-guard.ts)
@@ -95,6 +99,9 @@ export async function buildApp(ctx: AppContext): Promise<App> {
     transform: openApiTransform as never,
   });
 
+  const lane = laneOf(ctx);
+  app.addHook('onRoute', (route) => claimExternal(lane, route.url));
   await registerRoutes(app, ctx);
+  installFastLane(app, ctx, lane, BODY_LIMIT);
   return app;
 }

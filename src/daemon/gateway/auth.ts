@@ -21,8 +21,9 @@ export async function gatewayPrincipal(ctx: AppContext, req: FastifyRequest, xAp
   return p && p.kind !== 'master' ? p : null;
 }
 
-function presentedToken(req: FastifyRequest, xApiKey: boolean): string | undefined {
-  const token = bearerToken(req);
+/** The credential a request presents (Bearer, else x-api-key where `xApiKey`): the hook's and the proxy's fast lane's. */
+export function presentedToken(req: Pick<FastifyRequest, 'headers'>, xApiKey: boolean): string | undefined {
+  const token = bearerToken(req as FastifyRequest);
   if (token || !xApiKey) return token;
   const h = req.headers['x-api-key'];
   return typeof h === 'string' && h.trim() ? h.trim() : undefined;

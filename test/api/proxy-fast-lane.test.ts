@@ -1,0 +1,178 @@
+import net from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { laneOf } from '../../src/daemon/fast-lane.js';
+import { startGatewayFixture, usageRecords, usageTransactions, walletRow, type GatewayFixture } from '../helpers/gateway-fixture.js';
+
+/**
+ * The proxy's fast lane (daemon/fast-lane.ts) answers a metered POST without fastify's
+ * request pipeline. It must answer exactly as the route does through fastify: each case
+ * below sends the same request both ways (the lane switched off for the first, on for the
+ * second, the key in memory for both) and compares status, headers and body.
+ */
+let f: GatewayFixture;
+beforeAll(async () => {
+  f = await startGatewayFixture();
+});
+afterAll(async () => {
+  await f?.close();
+});
+
+const lane = () => laneOf(f.d.daemon.ctx);
+const messages = [{ role: 'user', content: 'Through the lane, please' }];
+const chat = JSON.stringify({ model: 'gpt-4o-mini', messages });
+
+interface Seen {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** What a caller sees, with the values that differ from call to call masked (ids, dates, the rate windows). */
+async function seen(res: Response): Promise<Seen> {
+  const headers: Record<string, string> = {};
+  res.headers.forEach((v, k) => {
+    headers[k] = k === 'date' || k === 'x-request-id' || k === 'x-upstream-request-id' || k.startsWith('x-ratelimit-') ? '…' : v;
+  });
+  const body = (await res.text()).replace(/"(id|requestId|created)":\s*("[^"]*"|\d+)/g, '"$1":"…"').replace(/use_[0-9a-z]+/g, 'use_…');
+  return { status: res.status, headers, body };
+}
+
+function post(key: string, path: string, body: string, headers: Record<string, string> = {}): Promise<Response> {
+  return f.d.fetch(path, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...headers }, body });
+}
+
+/** The same request through fastify, then through the lane: what each answered, and that the lane took only the second. */
+async function bothWays(key: string, path: string, body: string, headers?: Record<string, string>): Promise<[Seen, Seen]> {
+  const taken = lane().taken;
+  lane().enabled = false;
+  let viaFastify: Seen;
+  try {
+    viaFastify = await seen(await post(key, path, body, headers));
+  } finally {
+    lane().enabled = true;
+  }
+  expect(lane().taken).toBe(taken);
+  const viaLane = await seen(await post(key, path, body, headers));
+  expect(lane().taken).toBe(taken + 1);
+  return [viaFastify, viaLane];
+}
+
+describe('proxy: the fast lane answers as fastify does', () => {
+  it('a JSON answer: the same status, headers and body, booked the same', async () => {
+    const u = await f.d.user({ tier: 'pro', balance: 5 });
+    const [a, b] = await bothWays(u.key, '/external/openai/v1/chat/completions', chat);
+    expect(a.status).toBe(200);
+    expect(b).toEqual(a);
+    const records = await usageRecords(f.db, u.id);
+    expect(records.map((r) => [r.status, r.httpStatus])).toEqual([
+      ['finalized', 200],
+      ['finalized', 200],
+    ]);
+    // one debit each, of the same amount (same prompt, same answer), taken from the allowance and the balance
+    const debits = await usageTransactions(f.db, u.id);
+    expect(debits.map((d) => d.usageId)).toEqual(records.map((r) => r.id));
+    expect(debits[0].amount).toBeLessThan(0); // a debit
+    expect(debits[1].amount).toBe(debits[0].amount);
+    const w = await walletRow(f.db, u.id);
+    expect(w.allowanceUsed + (5_000_000_000 - w.balance)).toBe(-2 * debits[0].amount);
+  });
+
+  it('a streamed answer: the same events', async () => {
+    const u = await f.d.user({ tier: 'pro', balance: 5 });
+    const [a, b] = await bothWays(u.key, '/external/openai/v1/chat/completions', JSON.stringify({ model: 'gpt-4o-mini', messages, stream: true, stream_options: { include_usage: true } }));
+    expect(a.status).toBe(200);
+    expect(a.headers['content-type']).toMatch(/^text\/event-stream/);
+    expect(a.body).toContain('data: [DONE]');
+    expect(b).toEqual(a);
+  });
+
+  it("the provider's refusals (429 with its retry-after, 500) pass as they came, the charset added alike", async () => {
+    const u = await f.d.user({ tier: 'pro', balance: 5 });
+    for (const mode of ['rate_limit', 'error'] as const) {
+      f.openai.setMode(mode);
+      try {
+        const [a, b] = await bothWays(u.key, '/external/openai/v1/chat/completions', chat);
+        expect(a.status).toBe(mode === 'rate_limit' ? 429 : 500);
+        expect(b).toEqual(a);
+      } finally {
+        f.openai.setMode('ok');
+      }
+    }
+  });
+
+  it("agw's own refusals: an empty wallet, a path outside the provider's, a batch, a model name too long, a body that is not JSON", async () => {
+    const empty = await f.d.user({ tier: 'free' });
+    const [a, b] = await bothWays(empty.key, '/external/openai/v1/chat/completions', chat);
+    expect(a.status).toBe(402);
+    expect(b).toEqual(a);
+    const u = await f.d.user({ tier: 'pro', balance: 5 });
+    const cases: [string, string, number][] = [
+      ['/external/openai/v1/fine_tuning/jobs', JSON.stringify({ model: 'gpt-4o-mini', training_file: 'f' }), 403],
+      ['/external/openai/v1/batches', JSON.stringify({ input_file_id: 'f', endpoint: '/v1/chat/completions' }), 501],
+      ['/external/openai/v1/chat/completions', JSON.stringify({ model: 'x'.repeat(5000), messages }), 400],
+      ['/external/openai/v1/chat/completions', '{"model": "gpt-4o-mini", "messages": [', 0],
+    ];
+    for (const [path, body, status] of cases) {
+      const [x, y] = await bothWays(u.key, path, body);
+      if (status) expect(x.status, path).toBe(status);
+      expect(y, path).toEqual(x);
+    }
+  });
+
+  it('is counted in the route metric as fastify counts it', async () => {
+    const u = await f.d.user({ tier: 'pro', balance: 5 });
+    const series = 'agw_http_requests_total{method="POST",route="/api/external/:provider/*",status="200"}';
+    const count = async () => {
+      const text = await (await f.d.fetch('/metrics')).text();
+      const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+      return line ? Number(line.slice(series.length + 1)) : 0;
+    };
+    const before = await count();
+    await bothWays(u.key, '/external/openai/v1/chat/completions', chat);
+    expect(await count()).toBe(before + 2);
+  });
+});
+
+describe('proxy: what the fast lane leaves to fastify', () => {
+  it('a key not in memory, an unknown key, a body not declared JSON, a GET, an unknown provider, the smart route', async () => {
+    const u = await f.d.user({ tier: 'pro', balance: 5 });
+    const taken = lane().taken;
+    // the key's first call fills the key cache through fastify's hook
+    expect((await post(u.key, '/external/openai/v1/chat/completions', chat)).status).toBe(200);
+    expect((await post('agw_no_such_key_000000000000000000000000', '/external/openai/v1/chat/completions', chat)).status).toBe(401);
+    expect((await post(u.key, '/external/openai/v1/chat/completions', chat, { 'content-type': 'text/plain' })).status).toBe(200);
+    expect((await f.d.fetch('/external/openai/v1/models', { headers: { authorization: `Bearer ${u.key}` } })).status).toBe(200);
+    expect((await post(u.key, '/external/no-such-provider/v1/chat/completions', chat)).status).toBe(404);
+    const smart = await post(u.key, '/external/smart/v1/chat/completions', JSON.stringify({ model: 'best-cheap-llm', messages }));
+    expect(smart.status, await smart.clone().text()).toBe(200);
+    expect(lane().taken).toBe(taken);
+    // the smart route's own paths are never the lane's, whatever providers are configured
+    expect([...lane().claimed]).toEqual(['smart']);
+    // and the next plain call takes it
+    expect((await post(u.key, '/external/openai/v1/chat/completions', chat)).status).toBe(200);
+    expect(lane().taken).toBe(taken + 1);
+  });
+});
+
+describe('proxy: the fast lane and a caller that leaves', () => {
+  it('a body cut off halfway: nothing sent upstream, nothing booked, the daemon answers the next call', async () => {
+    const u = await f.d.user({ tier: 'pro', balance: 5 });
+    expect((await post(u.key, '/external/openai/v1/chat/completions', chat)).status).toBe(200);
+    const upstream = f.openai.requests.length;
+    const taken = lane().taken;
+    const { port } = new URL(f.d.url);
+    await new Promise<void>((resolve, reject) => {
+      const s = net.connect(Number(port), '127.0.0.1', () => {
+        s.write(`POST /api/external/openai/v1/chat/completions HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${u.key}\r\ncontent-type: application/json\r\ncontent-length: 1000\r\n\r\n{"model":`);
+        setTimeout(() => s.destroy(), 50);
+      });
+      s.on('close', () => resolve());
+      s.on('error', reject);
+    });
+    await new Promise((r) => setTimeout(r, 50));
+    expect(lane().taken).toBe(taken + 1);
+    expect(f.openai.requests.length).toBe(upstream);
+    expect((await usageRecords(f.db, u.id)).length).toBe(1);
+    expect((await post(u.key, '/external/openai/v1/chat/completions', chat)).status).toBe(200);
+  });
+});
