@@ -18,12 +18,14 @@ import { gatewayOf } from './gateway/runtime.js';
  * would, decided from the request's head before a byte of its body is read: a POST, a
  * configured provider no other route claims, a JSON body with a Content-Length within the
  * body limit, an agw_ key already in memory and valid (gateway/auth.ts), the daemon not
- * closing. Anything else goes to fastify untouched. Its reply does what fastify's
+ * closing (and not at all when the log level is debug, where fastify logs every request).
+ * Anything else goes to fastify untouched. Its reply does what fastify's
  * `reply.send` does for every payload the proxy sends (a Buffer, a string, a stream), its
  * errors go through the same `sendError`, and the request is counted in the route's metric.
  */
-const ROUTE = '/api/external/:provider/*';
 const PREFIX = '/api/external/';
+/** the proxy's route as fastify names it (its metric's label) */
+const ROUTE = `${PREFIX}:provider/*`;
 /** fastify's own parser of Content-Type values (charset handling as `reply.send` does it) */
 const ContentType = createRequire(import.meta.url)('fastify/lib/content-type.js') as {
   /** parsed once per distinct value (fastify's own cache) */
@@ -63,7 +65,8 @@ export function installFastLane(app: FastifyInstance, ctx: AppContext, lane: Fas
   const server: Server = app.server;
   const [fastify] = server.listeners('request') as ((req: IncomingMessage, res: ServerResponse) => void)[];
   const handler = gatewayOf(ctx).proxyLane;
-  if (!fastify || !handler) return;
+  // at debug level every request is logged by fastify's log controller: the lane stays out of the way
+  if (!fastify || !handler || ctx.log.isLevelEnabled('debug')) return;
   let closing = false;
   app.addHook('preClose', (done) => {
     closing = true;
@@ -137,7 +140,7 @@ function laneRequest(ctx: AppContext, app: FastifyInstance, raw: IncomingMessage
     url: raw.url,
     method: 'POST',
     body,
-    params: { provider, '*': (raw.url ?? '').slice(PREFIX.length + provider.length + 1).split('?')[0] },
+    params: { provider },
     principal,
     log: ctx.log,
     server: app,
