@@ -1,6 +1,7 @@
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { laneOf } from '../../src/daemon/fast-lane.js';
+import { nanoToUsd, usdToNano } from '../../src/shared/money.js';
 import { startGatewayFixture, usageRecords, usageTransactions, walletRow, type GatewayFixture } from '../helpers/gateway-fixture.js';
 
 /**
@@ -174,5 +175,39 @@ describe('proxy: the fast lane and a caller that leaves', () => {
     expect(f.openai.requests.length).toBe(upstream);
     expect((await usageRecords(f.db, u.id)).length).toBe(1);
     expect((await post(u.key, '/external/openai/v1/chat/completions', chat)).status).toBe(200);
+  });
+});
+
+describe('proxy: the fast lane and money', () => {
+  it('20 parallel calls through the lane on a wallet covering 4 holds: 4 served, 16 refused 402; never below zero, every debit once', async () => {
+    const body = JSON.stringify({ model: 'gpt-4o-mini', messages, max_tokens: 1000 });
+    // the hold of this call, as the 402 of an empty wallet names it
+    const broke = await f.d.user({ tier: 'free' });
+    const probe = await post(broke.key, '/external/openai/v1/chat/completions', body);
+    expect(probe.status).toBe(402);
+    const hold = usdToNano((await probe.json()).details.required);
+    const credit = Math.floor(hold * 4.5);
+    const u = await f.d.user({ tier: 'free', balance: nanoToUsd(credit), quotas: { ai_chat: -1 } });
+    // a refused call, free, puts the key in memory: the burst takes the lane
+    expect((await post(u.key, '/external/openai/v1/fine_tuning/jobs', body)).status).toBe(403);
+    const taken = lane().taken;
+    f.openai.setMode('slow', { delayMs: 1500 });
+    let answers: Response[];
+    try {
+      answers = await Promise.all(Array.from({ length: 20 }, () => post(u.key, '/external/openai/v1/chat/completions', body)));
+    } finally {
+      f.openai.setMode('ok');
+    }
+    expect(lane().taken).toBe(taken + 20);
+    const statuses = answers.map((r) => r.status);
+    expect(statuses.filter((x) => x === 200)).toHaveLength(4);
+    expect(statuses.filter((x) => x === 402)).toHaveLength(16);
+    await Promise.all(answers.map((r) => r.text()));
+    const w = await walletRow(f.db, u.id);
+    expect(w.balance).toBeGreaterThanOrEqual(0);
+    const debits = await usageTransactions(f.db, u.id);
+    expect(debits).toHaveLength(4);
+    expect(new Set(debits.map((d) => d.usageId)).size).toBe(4);
+    expect(debits.reduce((sum, d) => sum - d.amount, 0)).toBe(credit - w.balance);
   });
 });
