@@ -9,11 +9,11 @@ import { lazyCompilersFactory } from './schema-compilers.js';
 import { installRouteConventions, openApiTransform, RouteIndex } from './route-conventions.js';
 import { registerRoutes } from './routes/index.js';
 import { compatShapeFor } from './gateway/compat-errors.js';
-import { claimExternal, installFastLane, laneOf } from './fast-lane.js';
+import { installFastLane, laneOf, laneRouteHook } from './fast-lane/index.js';
 
 export type App = FastifyInstance;
 
-/** The largest request body any route takes (fastify's limit, and the proxy's fast lane's). */
+/** The largest request body any route takes (fastify's limit, and the fast lane's). */
 const BODY_LIMIT = 10 * 1024 * 1024;
 
 /** Per-request log lines only at debug/trace (headers included, secrets redacted by the logger). */
@@ -100,7 +100,7 @@ export async function buildApp(ctx: AppContext): Promise<App> {
   });
 
   const lane = laneOf(ctx);
-  app.addHook('onRoute', (route) => claimExternal(lane, route.url));
+  app.addHook('onRoute', laneRouteHook(lane));
   await registerRoutes(app, ctx);
   installFastLane(app, ctx, lane, BODY_LIMIT);
   return app;

@@ -22,6 +22,8 @@ import { finiteValidatorFactory } from './finite-numbers.js';
  */
 
 type Compiled = ((data: unknown, cx?: unknown) => unknown) & { errors?: unknown; schemaEnv?: unknown };
+/** A route's compiled validator, as fastify calls it. */
+export type RouteValidator = Compiled;
 type Factory = (externalSchemas: Record<string, unknown>, options: unknown) => (route: RouteInfo) => Compiled;
 /** What fastify passes with each schema (httpPart for a validator, httpStatus for a serializer). */
 interface RouteInfo {
@@ -33,12 +35,15 @@ interface RouteInfo {
 
 /** The compiles not yet run, per app, with the route each is for. */
 const waiting = new WeakMap<FastifyInstance, Map<() => Compiled, RouteInfo>>();
+/** Every route's validators, per app, by `METHOD url httpPart` (the fast lane calls a route's own: fast-lane/). */
+const validators = new WeakMap<FastifyInstance, Map<string, Compiled>>();
 
 /** fastify `schemaController.compilersFactory`: Ajv (with the `finite` rule) and fast-json-stringify, each on first use; `attach` before the first route. */
 export function lazyCompilersFactory(): { buildValidator: Factory; buildSerializer: Factory; attach(app: FastifyInstance): void } {
   const pending = new Map<() => Compiled, RouteInfo>();
+  const byRoute = new Map<string, Compiled>();
   const deferred =
-    (factory: Factory): Factory =>
+    (factory: Factory, record = false): Factory =>
     (externalSchemas, options) => {
       const compile = factory(externalSchemas, options);
       return (route) => {
@@ -59,14 +64,26 @@ export function lazyCompilersFactory(): { buildValidator: Factory; buildSerializ
           set: (v: unknown) => void (fn && (fn.errors = v)),
         });
         pending.set(ensure, route);
+        if (record) byRoute.set(`${route.method} ${route.url} ${route.httpPart}`, lazy);
         return lazy;
       };
     };
   return {
-    buildValidator: deferred(finiteValidatorFactory() as unknown as Factory),
+    buildValidator: deferred(finiteValidatorFactory() as unknown as Factory, true),
     buildSerializer: deferred(SerializerSelector() as unknown as Factory),
-    attach: (app) => void waiting.set(app, pending),
+    attach: (app) => {
+      waiting.set(app, pending);
+      validators.set(app, byRoute);
+    },
   };
+}
+
+/**
+ * The validator fastify calls for one part of a route's request (`body`, `headers`,
+ * `querystring`, `params`), the same function; undefined when the route has no schema for it.
+ */
+export function routeValidator(app: FastifyInstance, method: string, url: string, part: 'body' | 'headers' | 'querystring' | 'params'): Compiled | undefined {
+  return validators.get(app)?.get(`${method} ${url} ${part}`);
 }
 
 /** Compiles the schemas of `app` still waiting for their first use and returns how many; throws naming the route of the first that cannot compile. */

@@ -261,8 +261,8 @@ describe('the call-phase marks (agw:call:phase, what bench/timeline.js times)', 
   const journaled = usePostgres ? [] : ['journaled'];
   const after = ['handling', 'admitting', 'admitted', 'sending', 'answer-read', 'booking', ...journaled, 'booked', 'answered'];
 
-  it('a chat call passes every mark once, in the order of its path (its JSON body parsed before its checks)', async () => {
-    expect(await marksOf('/gateway/chat', { model: 'gpt-4o-mini', messages })).toEqual(['authenticated', 'parsed', ...after]);
+  it('a chat call passes every mark once, in the order of its path (the fast lane: its body received whole, parsed, then checked)', async () => {
+    expect(await marksOf('/gateway/chat', { model: 'gpt-4o-mini', messages })).toEqual(['authenticated', 'body', 'parsed', ...after]);
   });
 
   it('a proxy call passes every mark once, in the order of its path (its body received whole as raw bytes)', async () => {

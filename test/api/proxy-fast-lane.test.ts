@@ -1,11 +1,11 @@
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { laneOf } from '../../src/daemon/fast-lane.js';
+import { laneOf } from '../../src/daemon/fast-lane/index.js';
 import { nanoToUsd, usdToNano } from '../../src/shared/money.js';
 import { startGatewayFixture, usageRecords, usageTransactions, walletRow, type GatewayFixture } from '../helpers/gateway-fixture.js';
 
 /**
- * The proxy's fast lane (daemon/fast-lane.ts) answers a metered POST without fastify's
+ * The proxy's fast lane (daemon/fast-lane/) answers a metered POST without fastify's
  * request pipeline. It must answer exactly as the route does through fastify: each case
  * below sends the same request both ways (the lane switched off for the first, on for the
  * second, the key in memory for both) and compares status, headers and body.

@@ -14,7 +14,7 @@ const LAYERS: { name: string; paths: string[] }[] = [
   { name: 'serve', paths: ['src/daemon/serve.ts', 'src/daemon/demo/'] },
   {
     name: 'app',
-    paths: ['src/daemon/app.ts', 'src/daemon/fast-lane.ts', 'src/daemon/errors.ts', 'src/daemon/route-conventions.ts', 'src/daemon/finite-numbers.ts', 'src/daemon/schema-compilers.ts', 'src/daemon/logger.ts', 'src/daemon/paths.ts'],
+    paths: ['src/daemon/app.ts', 'src/daemon/fast-lane/', 'src/daemon/errors.ts', 'src/daemon/route-conventions.ts', 'src/daemon/finite-numbers.ts', 'src/daemon/schema-compilers.ts', 'src/daemon/logger.ts', 'src/daemon/paths.ts'],
   },
   { name: 'routes', paths: ['src/daemon/routes/'] },
   {

@@ -51,17 +51,23 @@ export const anthropicError: Shape = (b, status) => ({
   error: { type: ANTHROPIC_TYPE[status] ?? 'api_error', message: b.error, ...(b.code && { code: b.code }), ...(b.details && { details: b.details }) },
 });
 
+/** An error answer's body (agw's Error body as a string) in `shape`; anything else unchanged. */
+export function reshapeError(shape: Shape, status: number, payload: string): string {
+  let b: ErrorBody;
+  try {
+    b = JSON.parse(payload) as ErrorBody;
+  } catch {
+    return payload;
+  }
+  if (!b || typeof b.error !== 'string') return payload;
+  return JSON.stringify(shape(b, status));
+}
+
+/** The onSend hook of a compatible base URL's routes (the fast lane's reply applies `reshapeError` itself). */
 export function reshapeErrors(shape: Shape) {
   return function compatErrors(_req: FastifyRequest, reply: FastifyReply, payload: unknown, done: (err: null, p: unknown) => void): void {
     if (reply.statusCode < 400 || typeof payload !== 'string') return done(null, payload);
-    let b: ErrorBody;
-    try {
-      b = JSON.parse(payload) as ErrorBody;
-    } catch {
-      return done(null, payload);
-    }
-    if (!b || typeof b.error !== 'string') return done(null, payload);
-    done(null, JSON.stringify(shape(b, reply.statusCode)));
+    done(null, reshapeError(shape, reply.statusCode, payload));
   };
 }
 

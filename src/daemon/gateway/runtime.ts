@@ -20,7 +20,7 @@ export interface Gateway {
   redact: SecretRedactor;
   keyPolicy: KeyPolicy;
   sticky: StickyRoutes;
-  /** the proxy's handler of a metered POST, for the fast lane in front of fastify (daemon/fast-lane.ts) */
+  /** the proxy's handler of a metered POST, for the fast lane in front of fastify (daemon/fast-lane/) */
   proxyLane?: (req: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
 }
 

@@ -25,6 +25,8 @@ const gatewayChat: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }
     {
       onRequest: requireGatewayAuth(ctx),
       preValidation: requireModelAndMessages,
+      // answered without fastify's pipeline when every check passes (daemon/fast-lane/chat.ts)
+      config: { fastLane: {} },
       schema: {
         tags: ['gateway'],
         summary: 'Unified chat: alias resolution within the tier bands, translation, streaming',

@@ -25,6 +25,8 @@ const gatewayOpenAi: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx
     {
       onRequest: requireGatewayAuth(ctx),
       preValidation: requireModelAndMessages,
+      // answered without fastify's pipeline when every check passes, errors in the same shape (daemon/fast-lane/chat.ts)
+      config: { fastLane: { shape: openAiError } },
       schema: {
         tags: ['gateway'],
         summary: 'OpenAI-compatible unified chat: aliases, tools, images and streaming, answered in the common shape',
