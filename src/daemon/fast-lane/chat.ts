@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import type { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest, preParsingHookHandler, RouteOptions } from 'fastify';
+import { authKindsOf, GATEWAY_CREDENTIALS } from '../auth/principal.js';
 import type { Shape } from '../gateway/compat-errors.js';
 import { routeValidator, type RouteValidator } from '../schema-compilers.js';
 import type { LaneReply } from './reply.js';
@@ -50,8 +51,13 @@ const list = <T>(v: T | T[] | undefined): T[] => (v === undefined ? [] : Array.i
 export function chatRouteOf(route: RouteOptions): LaneRoute | undefined {
   const lane = route.config?.fastLane;
   if (!lane) return undefined;
-  if (route.method !== 'POST' || route.preHandler !== undefined || route.preSerialization !== undefined || route.preParsing !== undefined) {
-    throw new Error(`${String(route.method)} ${route.url}: config.fastLane is for a POST route without preParsing, preHandler or preSerialization hooks`);
+  // the lane runs the gateway's key check, the body's parse, the preValidation hooks and the schemas: a route with more is not its
+  const onRequest = list(route.onRequest as unknown);
+  const other = (['preParsing', 'preHandler', 'preSerialization', 'onSend', 'onResponse', 'onError', 'onTimeout', 'onRequestAbort'] as const).filter((h) => route[h] !== undefined);
+  if (route.method !== 'POST' || other.length || onRequest.length !== 1 || authKindsOf(onRequest[0]) !== GATEWAY_CREDENTIALS) {
+    throw new Error(
+      `${String(route.method)} ${route.url}: config.fastLane is for a POST route whose only onRequest hook is the gateway's key check (requireGatewayAuth) and which has no ${other.join(', ') || 'other'} hooks`,
+    );
   }
   return {
     url: route.url,
