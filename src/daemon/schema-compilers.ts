@@ -64,7 +64,9 @@ export function lazyCompilersFactory(): { buildValidator: Factory; buildSerializ
           set: (v: unknown) => void (fn && (fn.errors = v)),
         });
         pending.set(ensure, route);
-        if (record) byRoute.set(`${route.method} ${route.url} ${route.httpPart}`, lazy);
+        // the route's own compile: the first for its key (a later compileValidationSchema call does not replace it)
+        const key = `${route.method} ${route.url} ${route.httpPart}`;
+        if (record && !byRoute.has(key)) byRoute.set(key, lazy);
         return lazy;
       };
     };

@@ -203,6 +203,55 @@ describe('unified chat: a fault the lane finds goes to fastify with the same byt
   });
 });
 
+describe('unified chat: the lane runs what fastify would', () => {
+  /** A route's hooks as fastify lists them after start-up (its plugin's included), by kind. */
+  function hooksOf(url: string): Record<string, string[]> {
+    const lines = f.d.daemon.app.printRoutes({ includeHooks: true, commonPrefix: false }).split('\n');
+    const last = url.slice(url.lastIndexOf('/') + 1);
+    const at = lines.findIndex((l) => l.endsWith(`${last} (POST)`));
+    expect(at, url).toBeGreaterThanOrEqual(0);
+    const hooks: Record<string, string[]> = {};
+    for (const l of lines.slice(at + 1)) {
+      const m = /• \((\w+)\) (\[.*\])$/.exec(l);
+      if (!m) break;
+      hooks[m[1]] = JSON.parse(m[2]) as string[];
+    }
+    return hooks;
+  }
+
+  it("each lane route's pipeline is the key check, the replay, its checks, the error shape the lane applies and the metric", () => {
+    const routes = [...lane().routes.values()];
+    expect(routes.map((r) => r.url).sort()).toEqual(['/api/gateway/chat', '/api/gateway/v1/chat/completions', '/api/gateway/v1/messages']);
+    for (const r of routes) {
+      const hooks = hooksOf(r.url);
+      expect(hooks, r.url).toEqual({
+        onRequest: ['gatewayAuth()'],
+        preParsing: ['replayBody()'],
+        preValidation: [r.url.endsWith('messages') ? 'requireMessagesBody()' : 'requireModelAndMessages()'],
+        // the compatible base URLs' plugins reshape error bodies: the lane must know the shape
+        ...(r.shape ? { onSend: ['compatErrors()'] } : {}),
+        onResponse: ['anonymous()'], // the route metric (app.ts), which the lane counts itself
+      });
+      expect(r.xApiKey, r.url).toBe(r.url.endsWith('messages'));
+    }
+  });
+
+  it('values the schema coerces reach the provider coerced, as through fastify; a poisoned constructor is refused by fastify', async () => {
+    const u = await warmUser({ tier: 'pro', balance: 5 });
+    const upstream = f.openai.requests.length;
+    const [a, b] = await bothWays(u.key, OPENAI, common({ max_tokens: '50' }));
+    expect(a.status, a.body).toBe(200);
+    expect(b).toEqual(a);
+    // both ways the provider got a number
+    const sent = f.openai.requests.slice(upstream).map((r) => (JSON.parse(r.body) as { max_tokens?: unknown }).max_tokens);
+    expect(sent).toEqual([50, 50]);
+    const poisoned = '{"model": "gpt-4o-mini", "messages": [{"role": "user", "content": "hi"}], "constructor": {"prototype": {"admin": true}}}';
+    const [x, y] = await bothWays(u.key, CHAT, poisoned, { replayed: true });
+    expect(x.status).toBe(400);
+    expect(y).toEqual(x);
+  });
+});
+
 describe('unified chat: what the fast lane leaves to fastify', () => {
   it('a key not in memory, an unknown key, x-api-key where the route takes only Bearer, a body not declared JSON', async () => {
     const u = await f.d.user({ tier: 'pro', balance: 5 });

@@ -2,26 +2,28 @@ import { createRequire } from 'node:module';
 import type { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest, preParsingHookHandler, RouteOptions } from 'fastify';
-import { authKindsOf, GATEWAY_CREDENTIALS } from '../auth/principal.js';
+import { gatewayAuthOf } from '../gateway/auth.js';
 import type { Shape } from '../gateway/compat-errors.js';
 import { routeValidator, type RouteValidator } from '../schema-compilers.js';
 import type { LaneReply } from './reply.js';
 
 /**
  * Unified chat's routes in the fast lane (index.ts). A route declares `config.fastLane`
- * when its whole fastify pipeline is: the gateway's authentication hook (onRequest),
- * fastify's JSON body parser, callback preValidation hooks, a body and a headers schema, and
- * at most an onSend hook that reshapes error bodies (`shape`). The lane runs the same
- * steps with the same functions (secure-json-parse with fastify's options, the route's own
- * hooks, the route's own compiled validators, called as fastify calls them) and answers
- * only when every one passes. When one finds fault, the request goes to fastify with the
- * bytes the lane read (`replayBody`, the route's preParsing hook): every refusal, its
- * status, code, message and shape, is fastify's own, whatever the fault.
+ * when its whole fastify pipeline is: the gateway's key check (`requireGatewayAuth`, its
+ * only onRequest hook; whether it takes x-api-key is read off the hook), fastify's JSON body
+ * parser, callback preValidation hooks, a body and a headers schema, and, registered in its
+ * plugin, at most an onSend hook that reshapes error bodies, which the lane applies as
+ * `shape` (test/api/chat-fast-lane.test.ts checks each lane route's hooks after start-up).
+ * The lane runs the same steps with the same functions (secure-json-parse with fastify's
+ * options, the route's own hooks, the route's own compiled validators, called as fastify
+ * calls them) and answers only when every one passes. When one finds fault, the request
+ * goes to fastify with the bytes the lane read (`replayBody`, the route's preParsing hook):
+ * every refusal, its status, code, message and shape, is fastify's own, whatever the fault.
  */
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /** this POST route may be answered by the fast lane (fast-lane/chat.ts) */
-    fastLane?: { xApiKey?: boolean; shape?: Shape };
+    /** this POST route may be answered by the fast lane (fast-lane/chat.ts); `shape`: its plugin's onSend error shape */
+    fastLane?: { shape?: Shape };
   }
 }
 
@@ -35,7 +37,9 @@ export interface LaneRoute {
   shape?: Shape;
   handler: (req: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
   preValidation: Hook[];
-  /** the route's validators, looked up on first use (null: the route has none for that part) */
+  /** the schema parts the route validates */
+  validates: { body: boolean; headers: boolean };
+  /** the route's validators, looked up on first use (null: the route has none for that part; false: one is missing, so fastify answers) */
   validators?: { body: RouteValidator | null; headers: RouteValidator | null } | false;
 }
 
@@ -47,24 +51,48 @@ const secureJsonParse = createRequire(createRequire(import.meta.url).resolve('fa
 
 const list = <T>(v: T | T[] | undefined): T[] => (v === undefined ? [] : Array.isArray(v) ? v : [v]);
 
-/** The lane's view of a route that declares `config.fastLane`, else undefined. */
+/** Route options that change how fastify reads, checks or answers a request: the lane runs none of them. */
+const UNRUN = [
+  'preParsing',
+  'preHandler',
+  'preSerialization',
+  'onSend',
+  'onResponse',
+  'onError',
+  'onTimeout',
+  'onRequestAbort',
+  'bodyLimit',
+  'errorHandler',
+  'validatorCompiler',
+  'schemaErrorFormatter',
+  'attachValidation',
+] as const;
+
+/**
+ * The lane's view of a route that declares `config.fastLane`, else undefined; throws (the
+ * daemon does not start) for a route whose pipeline has more than the lane runs.
+ */
 export function chatRouteOf(route: RouteOptions): LaneRoute | undefined {
   const lane = route.config?.fastLane;
   if (!lane) return undefined;
-  // the lane runs the gateway's key check, the body's parse, the preValidation hooks and the schemas: a route with more is not its
   const onRequest = list(route.onRequest as unknown);
-  const other = (['preParsing', 'preHandler', 'preSerialization', 'onSend', 'onResponse', 'onError', 'onTimeout', 'onRequestAbort'] as const).filter((h) => route[h] !== undefined);
-  if (route.method !== 'POST' || other.length || onRequest.length !== 1 || authKindsOf(onRequest[0]) !== GATEWAY_CREDENTIALS) {
+  const auth = onRequest.length === 1 ? gatewayAuthOf(onRequest[0]) : undefined;
+  const schema = (route.schema ?? {}) as { body?: { content?: unknown }; headers?: unknown; params?: unknown; querystring?: unknown };
+  const other: string[] = UNRUN.filter((h) => route[h] !== undefined && route[h] !== false); // fastify fills attachValidation: false
+  for (const part of ['params', 'querystring'] as const) if (schema[part] !== undefined) other.push(`a ${part} schema`);
+  if (schema.body?.content !== undefined) other.push('a body schema per content type');
+  if (route.method !== 'POST' || !auth || other.length) {
     throw new Error(
-      `${String(route.method)} ${route.url}: config.fastLane is for a POST route whose only onRequest hook is the gateway's key check (requireGatewayAuth) and which has no ${other.join(', ') || 'other'} hooks`,
+      `${String(route.method)} ${route.url}: config.fastLane is for a POST route whose only onRequest hook is the gateway's key check (requireGatewayAuth)${other.length ? `, without ${other.join(', ')}` : ''}`,
     );
   }
   return {
     url: route.url,
-    xApiKey: lane.xApiKey === true,
+    xApiKey: auth.xApiKey,
     shape: lane.shape,
     handler: route.handler as LaneRoute['handler'],
     preValidation: list(route.preValidation as Hook | Hook[] | undefined),
+    validates: { body: schema.body !== undefined, headers: schema.headers !== undefined },
   };
 }
 
@@ -82,16 +110,17 @@ export const replayBody: preParsingHookHandler = (req, _reply, _payload, done) =
 /**
  * The request made ready as fastify makes it before the route's handler: the body parsed,
  * the preValidation hooks passed, body and headers valid (coerced as fastify coerces them).
- * false: something found fault, or could not be run here; the request goes to fastify.
+ * 'fault': something found fault, or could not be run here (fastify answers it from the
+ * start); 'answered': a hook answered it itself (none of agw's does), nothing more to do.
  */
-export function prepared(route: LaneRoute, app: FastifyInstance, req: FastifyRequest, reply: LaneReply, body: Buffer): boolean {
-  const v = route.validators ?? (route.validators = validatorsOf(app, route.url));
-  if (!v) return false;
+export function prepared(route: LaneRoute, app: FastifyInstance, req: FastifyRequest, reply: LaneReply, body: Buffer): 'ready' | 'fault' | 'answered' {
+  const v = route.validators ?? (route.validators = validatorsOf(app, route));
+  if (!v) return 'fault';
   try {
     const { onProtoPoisoning, onConstructorPoisoning } = app.initialConfig;
     req.body = secureJsonParse(body.toString('utf8'), { protoAction: onProtoPoisoning ?? 'error', constructorAction: onConstructorPoisoning ?? 'error' });
   } catch {
-    return false;
+    return 'fault';
   }
   for (const hook of route.preValidation) {
     let passed = false;
@@ -100,14 +129,15 @@ export function prepared(route: LaneRoute, app: FastifyInstance, req: FastifyReq
         passed = !err;
       });
     } catch {
-      return false;
+      passed = false;
     }
-    if (!passed) return false; // a fault, or a hook that did not finish at once
+    if (reply.sent) return 'answered';
+    if (!passed) return 'fault'; // a fault, or a hook that did not finish at once
   }
-  if (v.body && !valid(v.body, req, 'body', req.body)) return false;
+  if (v.body && !valid(v.body, req, 'body', req.body)) return 'fault';
   // on a copy: a fault handed to fastify finds the headers as they came
-  if (v.headers && !valid(v.headers, req, 'headers', { ...req.headers })) return false;
-  return true;
+  if (v.headers && !valid(v.headers, req, 'headers', { ...req.headers })) return 'fault';
+  return 'ready';
 }
 
 /** As fastify's validateParam: the value (null when absent) validated, a coerced root put back, the outcome. */
@@ -128,8 +158,10 @@ function valid(fn: RouteValidator, req: FastifyRequest, part: 'body' | 'headers'
   return true;
 }
 
-/** The route's body and headers validators; false when it validates params or a query string too (not the lane's). */
-function validatorsOf(app: FastifyInstance, url: string): NonNullable<LaneRoute['validators']> {
-  if (routeValidator(app, 'POST', url, 'params') || routeValidator(app, 'POST', url, 'querystring')) return false;
-  return { body: routeValidator(app, 'POST', url, 'body') ?? null, headers: routeValidator(app, 'POST', url, 'headers') ?? null };
+/** The route's body and headers validators, as fastify compiled them; false when one it declares is not on record. */
+function validatorsOf(app: FastifyInstance, route: LaneRoute): NonNullable<LaneRoute['validators']> {
+  const body = routeValidator(app, 'POST', route.url, 'body') ?? null;
+  const headers = routeValidator(app, 'POST', route.url, 'headers') ?? null;
+  if ((route.validates.body && !body) || (route.validates.headers && !headers)) return false;
+  return { body, headers };
 }

@@ -112,37 +112,67 @@ export function installFastLane(app: FastifyInstance, ctx: AppContext, lane: Fas
     raw.once('end', () => {
       markPhase('body');
       const body = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
-      const req = laneRequest(ctx, app, raw, provider === undefined ? undefined : { provider }, principal);
+      const url = route ? route.url : PROXY_ROUTE;
+      const req = laneRequest(ctx, app, raw, url, provider === undefined ? undefined : { provider }, principal);
       const reply = new LaneReply(raw, res, req, route?.shape);
-      if (route !== undefined && !prepared(route, app, req, reply, body)) {
-        // a fault fastify names its own way: the same bytes through fastify, from the start
-        lane.replayed++;
-        replays.set(raw, body);
-        return fastify(raw, res);
-      }
-      if (provider !== undefined) req.body = body;
-      count(ctx, res, route ? route.url : PROXY_ROUTE, started);
+      count(ctx, res, url, started);
+      if (route !== undefined) {
+        const ready = prepared(route, app, req, reply, body);
+        if (ready === 'answered') return;
+        if (ready === 'fault') {
+          // a fault fastify names its own way: the same bytes through fastify, from the start (fastify counts it)
+          uncount(res);
+          lane.replayed++;
+          replays.set(raw, body);
+          return fastify(raw, res);
+        }
+      } else req.body = body;
       const r = reply as unknown as FastifyReply;
       let answered: Promise<unknown>;
       try {
         answered = (route ? route.handler : proxy!)(req, r);
       } catch (err) {
-        return sendError(err, req, r);
+        return fail(err, req, r);
       }
-      answered.catch((err: unknown) => sendError(err, req, r));
+      answered.then(
+        // as fastify: a handler that resolves without answering is a fault of agw's, answered 500
+        () => reply.sent || fail(new Error(`the handler of ${url} resolved without answering`), req, r),
+        (err: unknown) => fail(err, req, r),
+      );
     });
   });
 }
 
+const counted = new WeakMap<ServerResponse, () => void>();
+
 /** As fastify's onResponse hook (app.ts): the request counted once, when the answer is written or the response fails. */
 function count(ctx: AppContext, res: ServerResponse, route: string, started: number): void {
   const once = () => {
-    res.off('finish', once);
-    res.off('error', once);
+    uncount(res);
     ctx.metrics.observeRequest('POST', route, res.statusCode, (performance.now() - started) / 1000);
   };
+  counted.set(res, once);
   res.once('finish', once);
   res.once('error', once);
+}
+
+/** Not counted by the lane (handed to fastify, which counts it). */
+function uncount(res: ServerResponse): void {
+  const once = counted.get(res);
+  if (!once) return;
+  counted.delete(res);
+  res.off('finish', once);
+  res.off('error', once);
+}
+
+/** `sendError`, and should even that throw, the connection closed: never an exception out of the lane. */
+function fail(err: unknown, req: FastifyRequest, reply: FastifyReply): void {
+  try {
+    sendError(err, req, reply);
+  } catch (e) {
+    req.log.error({ err: e }, 'the fast lane could not answer an error');
+    reply.raw.destroy();
+  }
 }
 
 /** The provider of a proxy POST the lane may take, else undefined (fastify answers it). */
@@ -176,7 +206,8 @@ function cachedPrincipal(ctx: AppContext, raw: IncomingMessage, xApiKey: boolean
   }
 }
 
-function laneRequest(ctx: AppContext, app: FastifyInstance, raw: IncomingMessage, params: object | undefined, principal: unknown): FastifyRequest {
+/** What the handlers, their hooks and `sendError` read of fastify's request. */
+function laneRequest(ctx: AppContext, app: FastifyInstance, raw: IncomingMessage, route: string, params: object | undefined, principal: unknown): FastifyRequest {
   return {
     raw,
     headers: raw.headers,
@@ -187,5 +218,6 @@ function laneRequest(ctx: AppContext, app: FastifyInstance, raw: IncomingMessage
     principal,
     log: ctx.log,
     server: app,
+    routeOptions: { method: 'POST', url: route, config: {} },
   } as unknown as FastifyRequest;
 }

@@ -75,13 +75,17 @@ export class LaneReply {
     return this.header('content-type', t);
   }
 
-  /** As fastify's `reply.send` followed by its onSendEnd, for the payloads the proxy sends. */
+  /** As fastify's `reply.send` followed by its onSendEnd, for the payloads the lane's handlers send. */
   send(payload?: unknown): this {
     if (this.sent) return this;
+    const isStream = payload !== undefined && payload !== null && typeof (payload as NodeJS.ReadableStream).pipe === 'function';
+    // anything else (an object to serialize) is not the lane's: refused before the reply counts as sent, so the error is answered
+    if (!isStream && payload !== undefined && payload !== null && !Buffer.isBuffer(payload) && typeof payload !== 'string') {
+      throw new TypeError('the fast lane sends Buffers, strings and streams');
+    }
     this.sent = true;
     const res = this.raw;
     const status = res.statusCode;
-    const isStream = payload !== undefined && payload !== null && typeof (payload as NodeJS.ReadableStream).pipe === 'function';
     if (payload !== undefined && payload !== null && !isStream) {
       const type = this.fields['content-type'];
       const ct = ContentType.from(type === undefined ? undefined : String(type));
@@ -91,8 +95,6 @@ export class LaneReply {
         if (this.shape && status >= 400) payload = reshapeError(this.shape, status, payload);
         if (ct.isEmpty) this.fields['content-type'] = 'text/plain; charset=utf-8';
         else if (ct.mediaType.includes('json') && !ct.parameters.has('charset')) this.fields['content-type'] = `${ct.toString()}; charset=utf-8`;
-      } else {
-        throw new TypeError('the fast lane sends Buffers, strings and streams');
       }
     }
     if (payload === undefined || payload === null) {

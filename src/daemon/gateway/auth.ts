@@ -40,7 +40,7 @@ function unauthorized(req: FastifyRequest, xApiKey: boolean): AgwError {
  * case) is accepted synchronously, without a promise on every call's path.
  */
 export function requireGatewayAuth(ctx: AppContext, xApiKey = false) {
-  return markAuthHook(function gatewayAuth(req: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void): void {
+  const hook = markAuthHook(function gatewayAuth(req: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void): void {
     const token = presentedToken(req, xApiKey);
     let hit;
     try {
@@ -63,6 +63,15 @@ export function requireGatewayAuth(ctx: AppContext, xApiKey = false) {
       (err: Error) => done(err),
     );
   }, GATEWAY_CREDENTIALS);
+  gatewayHooks.set(hook, { xApiKey });
+  return hook;
+}
+
+const gatewayHooks = new WeakMap<object, { xApiKey: boolean }>();
+
+/** What a `requireGatewayAuth` hook takes (x-api-key too, or Bearer only); undefined for any other function (the fast lane's check). */
+export function gatewayAuthOf(hook: unknown): { xApiKey: boolean } | undefined {
+  return typeof hook === 'function' ? gatewayHooks.get(hook) : undefined;
 }
 
 /**

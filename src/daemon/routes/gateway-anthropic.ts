@@ -26,7 +26,7 @@ const gatewayAnthropic: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { 
       onRequest: requireGatewayAuth(ctx, true),
       preValidation: requireMessagesBody,
       // answered without fastify's pipeline when every check passes, errors in the same shape (daemon/fast-lane/chat.ts)
-      config: { fastLane: { xApiKey: true, shape: anthropicError } },
+      config: { fastLane: { shape: anthropicError } },
       schema: {
         tags: ['gateway'],
         summary: 'Anthropic-compatible unified chat (Messages API): aliases, tools, thinking and streaming, answered in the Messages shape',
