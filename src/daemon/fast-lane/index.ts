@@ -112,10 +112,10 @@ export function installFastLane(app: FastifyInstance, ctx: AppContext, lane: Fas
     raw.once('end', () => {
       markPhase('body');
       const body = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
-      const url = route ? route.url : PROXY_ROUTE;
-      const req = laneRequest(ctx, app, raw, url, provider === undefined ? undefined : { provider }, principal);
+      const routeUrl = route ? route.url : PROXY_ROUTE;
+      const req = laneRequest(ctx, app, raw, routeUrl, provider === undefined ? undefined : { provider }, principal);
       const reply = new LaneReply(raw, res, req, route?.shape);
-      count(ctx, res, url, started);
+      count(ctx, res, routeUrl, started);
       if (route !== undefined) {
         const ready = prepared(route, app, req, reply, body);
         if (ready === 'answered') return;
@@ -136,7 +136,7 @@ export function installFastLane(app: FastifyInstance, ctx: AppContext, lane: Fas
       }
       answered.then(
         // as fastify: a handler that resolves without answering is a fault of agw's, answered 500
-        () => reply.sent || fail(new Error(`the handler of ${url} resolved without answering`), req, r),
+        () => reply.sent || fail(new Error(`the handler of ${routeUrl} resolved without answering`), req, r),
         (err: unknown) => fail(err, req, r),
       );
     });
