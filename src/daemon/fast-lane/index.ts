@@ -5,7 +5,6 @@ import { sendError } from '../errors.js';
 import { usableCachedKey } from '../auth/key-cache.js';
 import { markPhase } from '../telemetry/phases.js';
 import { presentedToken } from '../gateway/auth.js';
-import { gatewayOf } from '../gateway/runtime.js';
 import { chatRouteOf, prepared, replayBody, replays, type LaneRoute } from './chat.js';
 import { LaneReply } from './reply.js';
 
@@ -14,8 +13,8 @@ import { LaneReply } from './reply.js';
  * fastify's request pipeline (routing, request and reply objects, hooks, body reader,
  * `reply.send`), which measured 13% of what agw adds to a proxy call (docs/performance.md,
  * stop 41). Two kinds of route take it:
- * - the proxy, `POST /api/external/{provider}/{path}` (its handler from routes/proxy.ts,
- *   `Gateway.proxyLane`), for a configured provider no other route claims;
+ * - the proxy, `POST /api/external/{provider}/{path}` (its route's handler, routes/proxy.ts),
+ *   for a configured provider no other route claims;
  * - unified chat's three doors (`/api/gateway/chat` and the two compatible base URLs),
  *   routes that declare `config.fastLane` (chat.ts): their body parsed, pre-validated and
  *   validated by the route's own functions, and replayed through fastify, the same bytes,
@@ -44,6 +43,8 @@ export interface FastLane {
   claimed: Set<string>;
   /** the routes that declare `config.fastLane`, by path */
   routes: Map<string, LaneRoute>;
+  /** the proxy's metered POST route's handler */
+  proxy?: LaneRoute['handler'];
 }
 
 const lanes = new WeakMap<AppContext, FastLane>();
@@ -57,13 +58,15 @@ export function laneOf(ctx: AppContext): FastLane {
 }
 
 /**
- * The lane's onRoute hook (before any route is registered): a route under /api/external/
- * other than the proxy's claims its first segment; a POST route declaring `config.fastLane`
- * is the lane's (and replays what the lane hands back).
+ * The lane's onRoute hook (before any route is registered): the proxy's POST route gives its
+ * handler; any other route under /api/external/ claims its first segment; a POST route
+ * declaring `config.fastLane` is the lane's (and replays what the lane hands back).
  */
 export function laneRouteHook(lane: FastLane): (route: RouteOptions) => void {
   return (route) => {
-    if (route.url.startsWith(PREFIX) && route.url !== PROXY_ROUTE) lane.claimed.add(route.url.slice(PREFIX.length).split('/')[0]);
+    if (route.url === PROXY_ROUTE) {
+      if (route.method === 'POST') lane.proxy = route.handler as LaneRoute['handler'];
+    } else if (route.url.startsWith(PREFIX)) lane.claimed.add(route.url.slice(PREFIX.length).split('/')[0]);
     const chat = chatRouteOf(route);
     if (!chat) return;
     lane.routes.set(route.url, chat);
@@ -78,7 +81,7 @@ export function laneRouteHook(lane: FastLane): (route: RouteOptions) => void {
 export function installFastLane(app: FastifyInstance, ctx: AppContext, lane: FastLane, bodyLimit: number): void {
   const server: Server = app.server;
   const [fastify] = server.listeners('request') as ((req: IncomingMessage, res: ServerResponse) => void)[];
-  const proxy = gatewayOf(ctx).proxyLane;
+  const proxy = lane.proxy;
   // at debug level every request is logged by fastify's log controller: the lane stays out of the way
   if (!fastify || ctx.log.isLevelEnabled('debug')) return;
   let closing = false;
@@ -115,18 +118,20 @@ export function installFastLane(app: FastifyInstance, ctx: AppContext, lane: Fas
       const routeUrl = route ? route.url : PROXY_ROUTE;
       const req = laneRequest(ctx, app, raw, routeUrl, provider === undefined ? undefined : { provider }, principal);
       const reply = new LaneReply(raw, res, req, route?.shape);
-      count(ctx, res, routeUrl, started);
       if (route !== undefined) {
         const ready = prepared(route, app, req, reply, body);
-        if (ready === 'answered') return;
         if (ready === 'fault') {
           // a fault fastify names its own way: the same bytes through fastify, from the start (fastify counts it)
-          uncount(res);
           lane.replayed++;
           replays.set(raw, body);
           return fastify(raw, res);
         }
-      } else req.body = body;
+        count(ctx, res, routeUrl, started);
+        if (ready === 'answered') return;
+      } else {
+        req.body = body;
+        count(ctx, res, routeUrl, started);
+      }
       const r = reply as unknown as FastifyReply;
       let answered: Promise<unknown>;
       try {
@@ -143,26 +148,15 @@ export function installFastLane(app: FastifyInstance, ctx: AppContext, lane: Fas
   });
 }
 
-const counted = new WeakMap<ServerResponse, () => void>();
-
 /** As fastify's onResponse hook (app.ts): the request counted once, when the answer is written or the response fails. */
 function count(ctx: AppContext, res: ServerResponse, route: string, started: number): void {
   const once = () => {
-    uncount(res);
+    res.off('finish', once);
+    res.off('error', once);
     ctx.metrics.observeRequest('POST', route, res.statusCode, (performance.now() - started) / 1000);
   };
-  counted.set(res, once);
   res.once('finish', once);
   res.once('error', once);
-}
-
-/** Not counted by the lane (handed to fastify, which counts it). */
-function uncount(res: ServerResponse): void {
-  const once = counted.get(res);
-  if (!once) return;
-  counted.delete(res);
-  res.off('finish', once);
-  res.off('error', once);
 }
 
 /** `sendError`, and should even that throw, the connection closed: never an exception out of the lane. */

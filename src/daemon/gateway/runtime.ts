@@ -1,4 +1,3 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context/index.js';
 import { Breaker, LatencyTracker } from './breaker.js';
 import { Upstreams } from './upstream.js';
@@ -20,8 +19,6 @@ export interface Gateway {
   redact: SecretRedactor;
   keyPolicy: KeyPolicy;
   sticky: StickyRoutes;
-  /** the proxy's handler of a metered POST, for the fast lane in front of fastify (daemon/fast-lane/) */
-  proxyLane?: (req: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
 }
 
 const runtimes = new WeakMap<AppContext, Gateway>();

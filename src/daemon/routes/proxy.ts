@@ -61,8 +61,7 @@ const proxy: FastifyPluginAsyncTypebox<RouteOptions> = async (app, { ctx }) => {
     swaggerTransform: ({ schema: s, url }: { schema: object; url: string }) => ({ url: url.replace(/\*$/, ':path'), schema: { ...s, params: ProxyParams } }),
   };
   const onRequest = requireGatewayAuth(ctx, true);
-  // the same handler for the metered POSTs the fast lane takes without fastify (daemon/fast-lane/)
-  gw.proxyLane = (req, reply) => handle(req, reply, 'POST');
+  // the metered POSTs: also answered by the fast lane, without fastify, when it can (daemon/fast-lane/)
   app.post('/external/:provider/*', { onRequest, schema, config }, (req, reply) => handle(req, reply, 'POST'));
   const getSchema = { ...schema, summary: 'Proxy a GET to a provider (not metered)', response: { 200: ProviderAnswer, ...errorResponses(400, 401, 403, 404, 429, 503) } };
   app.get('/external/:provider/*', { onRequest, config, schema: getSchema }, (req, reply) =>
