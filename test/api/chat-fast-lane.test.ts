@@ -1,6 +1,5 @@
-import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { laneOf } from '../../src/daemon/fast-lane/index.js';
+import { laneHarness } from '../helpers/fast-lane.js';
 import { nanoToUsd, usdToNano } from '../../src/shared/money.js';
 import { startGatewayFixture, usageRecords, usageTransactions, walletRow, type GatewayFixture } from '../helpers/gateway-fixture.js';
 
@@ -20,7 +19,7 @@ afterAll(async () => {
   await f?.close();
 });
 
-const lane = () => laneOf(f.d.daemon.ctx);
+const { lane, post, bothWays, cutOffBody, burstOnSmallWallet } = laneHarness(() => f);
 const messages = [{ role: 'user', content: 'Through the lane, please' }];
 const common = (extra: Record<string, unknown> = {}) => JSON.stringify({ model: 'gpt-4o-mini', messages, ...extra });
 const anthropic = (extra: Record<string, unknown> = {}) => JSON.stringify({ model: 'claude-haiku-4-5', max_tokens: 50, messages, ...extra });
@@ -28,47 +27,6 @@ const anthropic = (extra: Record<string, unknown> = {}) => JSON.stringify({ mode
 const CHAT = '/gateway/chat';
 const OPENAI = '/gateway/v1/chat/completions';
 const MESSAGES = '/gateway/v1/messages';
-
-interface Seen {
-  status: number;
-  headers: Record<string, string>;
-  body: string;
-}
-
-/** What a caller sees, with the values that differ from call to call masked (ids, dates, the rate windows). */
-async function seen(res: Response): Promise<Seen> {
-  const headers: Record<string, string> = {};
-  res.headers.forEach((v, k) => {
-    headers[k] = k === 'date' || k === 'x-request-id' || k === 'x-upstream-request-id' || k.startsWith('x-ratelimit-') ? '…' : v;
-  });
-  const body = (await res.text()).replace(/"(id|requestId|created)":\s*("[^"]*"|\d+)/g, '"$1":"…"').replace(/use_[0-9a-z]+/g, 'use_…');
-  return { status: res.status, headers, body };
-}
-
-function post(key: string, path: string, body: string, headers: Record<string, string> = {}): Promise<Response> {
-  return f.d.fetch(path, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...headers }, body });
-}
-
-/**
- * The same request through fastify, then through the lane: what each answered. The lane took
- * only the second; `replayed`: it handed that one back to fastify (a fault found), else it
- * answered it itself.
- */
-async function bothWays(key: string, path: string, body: string, o: { headers?: Record<string, string>; replayed?: boolean } = {}): Promise<[Seen, Seen]> {
-  const { taken, replayed } = lane();
-  lane().enabled = false;
-  let viaFastify: Seen;
-  try {
-    viaFastify = await seen(await post(key, path, body, o.headers));
-  } finally {
-    lane().enabled = true;
-  }
-  expect(lane().taken).toBe(taken);
-  const viaLane = await seen(await post(key, path, body, o.headers));
-  expect(lane().taken).toBe(taken + 1);
-  expect(lane().replayed, `${path} ${body.slice(0, 80)}: handed back to fastify`).toBe(replayed + (o.replayed ? 1 : 0));
-  return [viaFastify, viaLane];
-}
 
 /** A user whose key is in memory (a first call, through fastify, fills the key cache). */
 async function warmUser(opts: Parameters<GatewayFixture['d']['user']>[0]) {
@@ -271,18 +229,7 @@ describe('unified chat: what the fast lane leaves to fastify', () => {
   it('a body cut off halfway: nothing sent upstream, nothing booked, the daemon answers the next call', async () => {
     const u = await warmUser({ tier: 'pro', balance: 5 });
     const upstream = f.openai.requests.length;
-    const taken = lane().taken;
-    const { port } = new URL(f.d.url);
-    await new Promise<void>((resolve, reject) => {
-      const s = net.connect(Number(port), '127.0.0.1', () => {
-        s.write(`POST /api/gateway/chat HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${u.key}\r\ncontent-type: application/json\r\ncontent-length: 1000\r\n\r\n{"model":`);
-        setTimeout(() => s.destroy(), 50);
-      });
-      s.on('close', () => resolve());
-      s.on('error', reject);
-    });
-    await new Promise((r) => setTimeout(r, 50));
-    expect(lane().taken).toBe(taken + 1);
+    await cutOffBody(u.key, CHAT);
     expect(f.openai.requests.length).toBe(upstream);
     expect(await usageRecords(f.db, u.id)).toHaveLength(0);
     expect((await post(u.key, CHAT, common())).status).toBe(200);
@@ -298,24 +245,6 @@ describe('unified chat: the fast lane and money', () => {
     expect(probe.status).toBe(402);
     const hold = usdToNano((await probe.json()).details.required);
     const u = await warmUser({ tier: 'free', balance: nanoToUsd(Math.floor(hold * 4.5)), quotas: { ai_chat: -1 } });
-    const credit = (await walletRow(f.db, u.id)).balance;
-    const taken = lane().taken;
-    f.openai.setMode('slow', { delayMs: 1500 });
-    let answers: Response[];
-    try {
-      answers = await Promise.all(Array.from({ length: 20 }, () => post(u.key, CHAT, body)));
-    } finally {
-      f.openai.setMode('ok');
-    }
-    expect(lane().taken).toBe(taken + 20);
-    const statuses = answers.map((r) => r.status).sort();
-    await Promise.all(answers.map((r) => r.text()));
-    expect(statuses).toEqual([...Array(4).fill(200), ...Array(16).fill(402)]);
-    const w = await walletRow(f.db, u.id);
-    expect(w.balance).toBeGreaterThanOrEqual(0);
-    const debits = await usageTransactions(f.db, u.id);
-    expect(debits).toHaveLength(4);
-    expect(new Set(debits.map((d) => d.usageId)).size).toBe(4);
-    expect(credit - w.balance).toBe(-debits.reduce((s, d) => s + d.amount, 0));
+    await burstOnSmallWallet(u, CHAT, body);
   });
 });

@@ -1,6 +1,5 @@
-import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { laneOf } from '../../src/daemon/fast-lane/index.js';
+import { laneHarness } from '../helpers/fast-lane.js';
 import { nanoToUsd, usdToNano } from '../../src/shared/money.js';
 import { startGatewayFixture, usageRecords, usageTransactions, walletRow, type GatewayFixture } from '../helpers/gateway-fixture.js';
 
@@ -18,45 +17,9 @@ afterAll(async () => {
   await f?.close();
 });
 
-const lane = () => laneOf(f.d.daemon.ctx);
+const { lane, post, bothWays, cutOffBody, burstOnSmallWallet } = laneHarness(() => f);
 const messages = [{ role: 'user', content: 'Through the lane, please' }];
 const chat = JSON.stringify({ model: 'gpt-4o-mini', messages });
-
-interface Seen {
-  status: number;
-  headers: Record<string, string>;
-  body: string;
-}
-
-/** What a caller sees, with the values that differ from call to call masked (ids, dates, the rate windows). */
-async function seen(res: Response): Promise<Seen> {
-  const headers: Record<string, string> = {};
-  res.headers.forEach((v, k) => {
-    headers[k] = k === 'date' || k === 'x-request-id' || k === 'x-upstream-request-id' || k.startsWith('x-ratelimit-') ? '…' : v;
-  });
-  const body = (await res.text()).replace(/"(id|requestId|created)":\s*("[^"]*"|\d+)/g, '"$1":"…"').replace(/use_[0-9a-z]+/g, 'use_…');
-  return { status: res.status, headers, body };
-}
-
-function post(key: string, path: string, body: string, headers: Record<string, string> = {}): Promise<Response> {
-  return f.d.fetch(path, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...headers }, body });
-}
-
-/** The same request through fastify, then through the lane: what each answered, and that the lane took only the second. */
-async function bothWays(key: string, path: string, body: string, headers?: Record<string, string>): Promise<[Seen, Seen]> {
-  const taken = lane().taken;
-  lane().enabled = false;
-  let viaFastify: Seen;
-  try {
-    viaFastify = await seen(await post(key, path, body, headers));
-  } finally {
-    lane().enabled = true;
-  }
-  expect(lane().taken).toBe(taken);
-  const viaLane = await seen(await post(key, path, body, headers));
-  expect(lane().taken).toBe(taken + 1);
-  return [viaFastify, viaLane];
-}
 
 describe('proxy: the fast lane answers as fastify does', () => {
   it('a JSON answer: the same status, headers and body, booked the same', async () => {
@@ -160,18 +123,7 @@ describe('proxy: the fast lane and a caller that leaves', () => {
     const u = await f.d.user({ tier: 'pro', balance: 5 });
     expect((await post(u.key, '/external/openai/v1/chat/completions', chat)).status).toBe(200);
     const upstream = f.openai.requests.length;
-    const taken = lane().taken;
-    const { port } = new URL(f.d.url);
-    await new Promise<void>((resolve, reject) => {
-      const s = net.connect(Number(port), '127.0.0.1', () => {
-        s.write(`POST /api/external/openai/v1/chat/completions HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${u.key}\r\ncontent-type: application/json\r\ncontent-length: 1000\r\n\r\n{"model":`);
-        setTimeout(() => s.destroy(), 50);
-      });
-      s.on('close', () => resolve());
-      s.on('error', reject);
-    });
-    await new Promise((r) => setTimeout(r, 50));
-    expect(lane().taken).toBe(taken + 1);
+    await cutOffBody(u.key, '/external/openai/v1/chat/completions');
     expect(f.openai.requests.length).toBe(upstream);
     expect((await usageRecords(f.db, u.id)).length).toBe(1);
     expect((await post(u.key, '/external/openai/v1/chat/completions', chat)).status).toBe(200);
@@ -190,24 +142,6 @@ describe('proxy: the fast lane and money', () => {
     const u = await f.d.user({ tier: 'free', balance: nanoToUsd(credit), quotas: { ai_chat: -1 } });
     // a refused call, free, puts the key in memory: the burst takes the lane
     expect((await post(u.key, '/external/openai/v1/fine_tuning/jobs', body)).status).toBe(403);
-    const taken = lane().taken;
-    f.openai.setMode('slow', { delayMs: 1500 });
-    let answers: Response[];
-    try {
-      answers = await Promise.all(Array.from({ length: 20 }, () => post(u.key, '/external/openai/v1/chat/completions', body)));
-    } finally {
-      f.openai.setMode('ok');
-    }
-    expect(lane().taken).toBe(taken + 20);
-    const statuses = answers.map((r) => r.status);
-    expect(statuses.filter((x) => x === 200)).toHaveLength(4);
-    expect(statuses.filter((x) => x === 402)).toHaveLength(16);
-    await Promise.all(answers.map((r) => r.text()));
-    const w = await walletRow(f.db, u.id);
-    expect(w.balance).toBeGreaterThanOrEqual(0);
-    const debits = await usageTransactions(f.db, u.id);
-    expect(debits).toHaveLength(4);
-    expect(new Set(debits.map((d) => d.usageId)).size).toBe(4);
-    expect(debits.reduce((sum, d) => sum - d.amount, 0)).toBe(credit - w.balance);
+    await burstOnSmallWallet(u, '/external/openai/v1/chat/completions', body);
   });
 });
