@@ -14,13 +14,21 @@ export interface Seen {
   body: string;
 }
 
-/** What a caller sees, with the values that differ from call to call masked (ids, dates, the rate windows). */
+/**
+ * What a caller sees, with the values that differ from call to call masked (ids, dates, the
+ * rate windows, and so the body's length: checked against the body as received instead).
+ */
 export async function seen(res: Response): Promise<Seen> {
   const headers: Record<string, string> = {};
   res.headers.forEach((v, k) => {
     headers[k] = k === 'date' || k === 'x-request-id' || k === 'x-upstream-request-id' || k.startsWith('x-ratelimit-') ? '…' : v;
   });
-  const body = (await res.text()).replace(/"(id|requestId|created)":\s*("[^"]*"|\d+)/g, '"$1":"…"').replace(/use_[0-9a-z]+/g, 'use_…');
+  const raw = await res.text();
+  if (headers['content-length'] !== undefined) {
+    expect(Number(headers['content-length']), 'Content-Length is the body’s length').toBe(Buffer.byteLength(raw));
+    headers['content-length'] = '…';
+  }
+  const body = raw.replace(/"(id|requestId|created)":\s*("[^"]*"|\d+)/g, '"$1":"…"').replace(/use_[0-9a-z]+/g, 'use_…');
   return { status: res.status, headers, body };
 }
 
