@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SqliteDb } from '../../src/daemon/store/sqlite.js';
 import { WalIndexWatch } from '../../src/daemon/store/wal-index-watch.js';
 
@@ -32,11 +32,29 @@ function commitFromAnotherProcess(file: string, sql: string): void {
   execFileSync(process.execPath, ['-e', script]);
 }
 
-describe('WalIndexWatch', () => {
+/** The header mapped (native/mmap.c, built by `npm install`), and read with pread(2) without it. */
+const ways = [
+  { way: 'mapped', env: undefined, mapped: true },
+  { way: 'read with pread (AGW_MMAP=off)', env: 'off', mapped: false },
+];
+
+describe.each(ways)('WalIndexWatch, $way', ({ env, mapped }) => {
+  let saved: string | undefined;
+  beforeEach(() => {
+    saved = process.env.AGW_MMAP;
+    if (env === undefined) delete process.env.AGW_MMAP;
+    else process.env.AGW_MMAP = env;
+  });
+  afterEach(() => {
+    if (saved === undefined) delete process.env.AGW_MMAP;
+    else process.env.AGW_MMAP = saved;
+  });
+
   it('sees commits by another connection and by another process, and nothing else', () => {
-    const { file, db } = walStore('a.db');
+    const { file, db } = walStore(`a-${env ?? 'mapped'}.db`);
     const watch = WalIndexWatch.open(file)!;
     expect(watch).not.toBeNull();
+    expect(watch.isMapped).toBe(mapped);
     expect(watch.changed()).toBe(false);
 
     const other = new Database(file);
@@ -58,6 +76,7 @@ describe('WalIndexWatch', () => {
     expect(watch.changed()).toBe(true);
 
     watch.close();
+    expect(watch.changed()).toBe(true); // closed: every look is a change (callers ask the store)
     other.close();
     db.close();
   });
