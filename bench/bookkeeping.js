@@ -10,7 +10,8 @@ import { join } from 'node:path';
 export function journalLines(dataDir) {
   const file = join(dataDir, 'agw.db-bookings');
   if (!existsSync(file)) return 0;
-  return readFileSync(file, 'utf8').split('\n').filter(Boolean).length;
+  // a killed daemon's mapped journal ends in the room it had reserved (NULs)
+  return readFileSync(file, 'utf8').replace(/\0+$/, '').split('\n').filter(Boolean).length;
 }
 
 /**

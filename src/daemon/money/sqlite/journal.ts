@@ -1,17 +1,26 @@
 import Database from 'better-sqlite3';
-import { closeSync, fdatasyncSync, fstatSync, ftruncateSync, openSync, readSync, writeSync } from 'node:fs';
+import { closeSync, constants, fdatasyncSync, fstatSync, ftruncateSync, openSync, readSync, writeSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
 import type { Booking } from '../bookings.js';
 import { StoreOpenError } from '../../store/errors.js';
+import { mappedFiles, type MappedFiles } from '../../store/mapped-file.js';
 
 /**
- * The booking journal: an append-only file next to agw.db (`agw.db-bookings`) holding
- * settled gateway calls that are not applied to the store yet. One booking = one line,
- * `CRC32(json) json\n`; the bookings settled in one turn of the event loop are written with
- * one write(2) before any of their clients sees the answer: once
- * the call returns, the booking survives the process being killed (it is in the kernel's
- * page cache, the same guarantee as a SQLite commit with synchronous=NORMAL). Reading
- * skips lines whose checksum does not match (a write torn by a power loss).
+ * The booking journal: a file next to agw.db (`agw.db-bookings`) holding settled gateway
+ * calls that are not applied to the store yet. One booking = one line, `CRC32(json) json\n`;
+ * the bookings settled in one turn of the event loop are written together before any of
+ * their clients sees the answer: once the call returns, the booking survives the process
+ * being killed (it is in the kernel's page cache, the same guarantee as a SQLite commit with
+ * synchronous=NORMAL). Reading skips lines whose checksum does not match (a write torn by
+ * a power loss, or by the process killed while it copied a line).
+ *
+ * The file is mapped into memory where the native helper is built (store/mapped-file.ts):
+ * a line is a memory copy into the file's page cache, no write(2) on the call's path. The
+ * mapping has room reserved on disk ahead of the lines (posix_fallocate, so a copy never
+ * lacks a block), which reads as NUL bytes: a killed daemon leaves its lines followed by
+ * NULs, a daemon that stops leaves its lines only. Pages written are given back to the
+ * system every MiB, so the journal holds at most about a MiB of the daemon's memory.
+ * Without the helper, one write(2) per turn, at the end of the lines.
  *
  * Only the daemon writes it, and only one daemon per data directory: `lockDataDir` holds
  * an exclusive SQLite lock on `agw.db-daemon.lock` for the process's lifetime (the
@@ -20,38 +29,65 @@ import { StoreOpenError } from '../../store/errors.js';
 /** A line's checksum field: the CRC32 of its JSON, 8 hex digits. */
 const checksum = (json: string) => crc32(json).toString(16).padStart(8, '0');
 
+/** Room a mapped journal starts with, grows by (at least) and gives pages back per. */
+const MIB = 1024 * 1024;
+
 export class BookingJournal {
   private readonly fd: number;
-  /** bytes in the file */
+  /** bytes of lines in the file (a mapped file's reserved room after them reads as NULs) */
   size: number;
   private walFd: number | null = null;
+  private readonly native: MappedFiles | null;
+  /** the file mapped, its length the room reserved; null: lines written with write(2) */
+  private map: Buffer | null = null;
+  /** the file ends in a line cut short (a killed daemon's): the next lines start on a line of their own */
+  private torn: boolean;
 
   constructor(readonly path: string) {
-    this.fd = openSync(path, 'a+', 0o600);
-    this.size = fstatSync(this.fd).size;
+    this.fd = openSync(path, constants.O_RDWR | constants.O_CREAT, 0o600);
+    this.size = linesEnd(this.fd);
+    this.torn = this.size > 0 && lastByte(this.fd, this.size) !== 0x0a;
+    this.native = mappedFiles();
+    if (this.native) this.map = this.mapped(Math.max(MIB, roundUp(fstatSync(this.fd).size)));
+  }
+
+  /** Whether lines are copied into a mapping (true) or written with write(2) (false). */
+  get isMapped(): boolean {
+    return this.map !== null;
   }
 
   /**
-   * Appends bookings (those settled in one turn of the event loop, or one alone) with one
-   * write(2); throws, leaving the file as it was, when they cannot be written whole.
+   * Appends bookings (those settled in one turn of the event loop, or one alone); throws,
+   * leaving what the file held before intact, when they cannot be written whole.
    */
   append(bookings: readonly Booking[]): void {
-    let lines = '';
+    let lines = this.torn ? '\n' : '';
     for (const b of bookings) {
       const json = JSON.stringify(b);
       lines += `${checksum(json)} ${json}\n`;
     }
     const bytes = Buffer.byteLength(lines);
+    const end = this.size + bytes;
+    if (this.map) {
+      if (end > this.map.length) this.grow(end);
+      this.map!.write(lines, this.size);
+      // whole MiBs written: their pages leave the daemon's memory (the data stays in the file)
+      if (Math.floor(end / MIB) !== Math.floor(this.size / MIB)) this.native!.release(this.map!, 0, end - (end % MIB));
+      this.size = end;
+      this.torn = false;
+      return;
+    }
     let written = 0;
     try {
-      // the string as it is (no Buffer per write); a short write is undone below
-      written = writeSync(this.fd, lines);
+      // the string as it is (no Buffer per write), after the lines; a short write is undone below
+      written = writeSync(this.fd, lines, this.size);
       if (written !== bytes) throw new Error(`booking journal: ${written} of ${bytes} bytes written`);
     } catch (e) {
       if (written > 0) ftruncateSync(this.fd, this.size); // no torn line in front of the next one
       throw e;
     }
-    this.size += bytes;
+    this.size = end;
+    this.torn = false;
   }
 
   /** Every intact booking in the file, in order. */
@@ -65,6 +101,7 @@ export class BookingJournal {
       off += n;
     }
     const out: Booking[] = [];
+    // a mapped journal's reserved room (NULs) is one more "line", without a checksum
     for (const line of buf.subarray(0, off).toString('utf8').split('\n')) {
       const sp = line.indexOf(' ');
       if (sp !== 8) continue;
@@ -82,7 +119,7 @@ export class BookingJournal {
   /**
    * Empties the file once everything in it is applied. The store's WAL is synced first:
    * the applied bookings must not exist only in a WAL that a power loss could take back
-   * after the journal holding them is gone.
+   * after the journal holding them is gone. A mapped journal starts again with a MiB of room.
    */
   truncate(walPath: string): void {
     try {
@@ -91,14 +128,70 @@ export class BookingJournal {
     } catch {
       /* no WAL file (checkpointed and removed): nothing to sync */
     }
+    this.unmap();
     ftruncateSync(this.fd, 0);
     this.size = 0;
+    this.torn = false;
+    if (this.native) this.map = this.mapped(MIB);
   }
 
+  /** Unmaps it and cuts the reserved room off: a stopped daemon leaves its lines only. */
   close(): void {
+    if (this.unmap()) ftruncateSync(this.fd, this.size);
     closeSync(this.fd);
     if (this.walFd !== null) closeSync(this.walFd);
   }
+
+  /** The file with `room` bytes reserved and mapped; null (write(2) from now on) when it cannot be. */
+  private mapped(room: number): Buffer | null {
+    try {
+      this.native!.allocate(this.fd, room);
+      return this.native!.map(this.fd, room, true);
+    } catch {
+      return null;
+    }
+  }
+
+  /** More room for lines ending at `end`: reserved, then mapped; throws (nothing written) when the disk has none. */
+  private grow(end: number): void {
+    const room = roundUp(Math.max(this.map!.length * 2, end + MIB));
+    this.native!.allocate(this.fd, room);
+    const bigger = this.native!.map(this.fd, room, true);
+    // the old mapping goes when its buffer is collected: its pages leave now
+    this.native!.release(this.map!, 0, this.map!.length);
+    this.native!.unmap(this.map!);
+    this.map = bigger;
+  }
+
+  private unmap(): boolean {
+    if (!this.map) return false;
+    this.native!.unmap(this.map);
+    this.map = null;
+    return true;
+  }
+}
+
+const roundUp = (n: number) => Math.ceil(n / MIB) * MIB;
+
+function lastByte(fd: number, size: number): number {
+  const b = Buffer.alloc(1);
+  readSync(fd, b, 0, 1, size - 1);
+  return b[0];
+}
+
+/** Where the lines of the open journal `fd` end: its size less the NULs of a mapped journal's reserved room. */
+function linesEnd(fd: number): number {
+  let end = fstatSync(fd).size;
+  const chunk = Buffer.alloc(64 * 1024);
+  while (end > 0) {
+    const from = Math.max(0, end - chunk.length);
+    const n = readSync(fd, chunk, 0, end - from, from);
+    let i = n - 1;
+    while (i >= 0 && chunk[i] === 0) i--;
+    if (i >= 0) return from + i + 1;
+    end = from;
+  }
+  return 0;
 }
 
 /**

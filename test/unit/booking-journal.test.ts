@@ -1,0 +1,166 @@
+import { execFileSync } from 'node:child_process';
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Booking } from '../../src/daemon/money/bookings.js';
+import { BookingJournal } from '../../src/daemon/money/sqlite/journal.js';
+
+/**
+ * The booking journal holds every settled call until the store has it: a line lost is a call
+ * never charged, a line read twice must not be charged twice (the replay skips what the store
+ * has). These tests write it mapped (native/mmap.c, built by `npm install`) and with write(2)
+ * (AGW_MMAP=off), and read it as a restarted daemon does: after a clean stop, after a kill
+ * (lines followed by the reserved room's NULs, the last line perhaps cut short), after growth
+ * past the first MiB and after being emptied.
+ */
+const dir = mkdtempSync(join(tmpdir(), 'agw-journal-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const booking = (id: string, customerNano = 3000): Booking => ({
+  id,
+  userId: 'usr_1',
+  keyId: null,
+  usageType: 'ai_chat',
+  endpoint: 'chat',
+  providerId: 'openai',
+  model: 'gpt-4o-mini',
+  alias: null,
+  projectId: null,
+  periodKey: '2026-11',
+  budgets: [],
+  createdAt: 1_790_000_000_000,
+  status: 'finalized',
+  httpStatus: 200,
+  holdNano: 9000,
+  writtenOffNano: 0,
+  settledAt: 1_790_000_000_100,
+  monthlyAllowance: 0,
+  description: 'chat openai/gpt-4o-mini',
+  stream: false,
+  answerStatus: 200,
+  errorCode: null,
+  latencyMs: 120,
+  ttfbMs: null,
+  attempts: 1,
+  droppedParams: null,
+  promptTokens: 10,
+  completionTokens: 5,
+  cachedTokens: 0,
+  cacheWriteTokens: 0,
+  reasoningTokens: 0,
+  units: 0,
+  rawNano: customerNano / 2,
+  customerNano,
+});
+
+const ids = (j: BookingJournal) => j.readAll().map((b) => b.id);
+/** The journal's text up to the reserved room (what `cat` shows before the NULs). */
+const text = (path: string) => readFileSync(path, 'utf8').replace(/\0+$/, '');
+
+/** KiB of `path`'s mappings resident in this process (Linux: /proc/self/smaps). */
+function residentKiB(path: string): number {
+  let kib = 0;
+  let inside = false;
+  for (const line of readFileSync('/proc/self/smaps', 'utf8').split('\n')) {
+    if (/^[0-9a-f]+-[0-9a-f]+ /.test(line)) inside = line.endsWith(path);
+    else if (inside && line.startsWith('Rss:')) kib += Number(line.split(/\s+/)[1]);
+  }
+  return kib;
+}
+
+const ways = [
+  { way: 'mapped', env: undefined, mapped: true },
+  { way: 'written with write(2) (AGW_MMAP=off)', env: 'off', mapped: false },
+];
+
+describe.each(ways)('BookingJournal, $way', ({ env, mapped }) => {
+  let saved: string | undefined;
+  let n = 0;
+  const file = () => join(dir, `${env ?? 'mapped'}-${++n}.bookings`);
+  beforeEach(() => {
+    saved = process.env.AGW_MMAP;
+    if (env === undefined) delete process.env.AGW_MMAP;
+    else process.env.AGW_MMAP = env;
+  });
+  afterEach(() => {
+    if (saved === undefined) delete process.env.AGW_MMAP;
+    else process.env.AGW_MMAP = saved;
+  });
+
+  it('reads back what it wrote; a clean stop leaves the lines only', () => {
+    const path = file();
+    const j = new BookingJournal(path);
+    expect(j.isMapped).toBe(mapped);
+    j.append([booking('use_a')]);
+    j.append([booking('use_b'), booking('use_c', 5000)]);
+    expect(ids(j)).toEqual(['use_a', 'use_b', 'use_c']);
+    expect(j.readAll()[2]).toEqual(booking('use_c', 5000));
+    // while it is open a mapped file has its room reserved after the lines
+    expect(statSync(path).size).toBe(mapped ? 1024 * 1024 : j.size);
+    j.close();
+    expect(statSync(path).size).toBe(text(path).length);
+    expect(text(path).split('\n').filter(Boolean)).toHaveLength(3);
+    const lines = statSync(path).size;
+    const again = new BookingJournal(path);
+    expect(again.size).toBe(lines);
+    expect(ids(again)).toEqual(['use_a', 'use_b', 'use_c']);
+    again.close();
+  });
+
+  it('a journal left by a killed daemon (its last line cut short, NULs after it) is read up to the cut, and written on after it', () => {
+    const path = file();
+    const j = new BookingJournal(path);
+    j.append([booking('use_a'), booking('use_b')]);
+    j.close();
+    // what a kill during a line's copy leaves: part of a line, then the reserved room
+    appendFileSync(path, `${readFileSync(path, 'utf8').split('\n')[0].slice(0, 60)}${'\0'.repeat(5000)}`);
+    const after = new BookingJournal(path);
+    expect(ids(after)).toEqual(['use_a', 'use_b']);
+    after.append([booking('use_c')]);
+    expect(ids(after)).toEqual(['use_a', 'use_b', 'use_c']);
+    after.close();
+    expect(ids(new BookingJournal(path))).toEqual(['use_a', 'use_b', 'use_c']);
+  });
+
+  it('a daemon killed with SIGKILL right after its appends returned: every line is in the file', () => {
+    const path = file();
+    // the built journal (npm test builds dist/ first), in a process that writes, then kills itself
+    const journalModule = fileURLToPath(new URL('../../dist/daemon/money/sqlite/journal.js', import.meta.url));
+    const script = `
+      const { BookingJournal } = await import(${JSON.stringify(journalModule)});
+      const j = new BookingJournal(${JSON.stringify(path)});
+      for (let i = 0; i < 500; i++) j.append([${JSON.stringify(booking('use_x'))}].map((b) => ({ ...b, id: 'use_' + i })));
+      process.kill(process.pid, 'SIGKILL');`;
+    try {
+      execFileSync(process.execPath, ['--input-type=module', '-e', script], { env: { ...process.env }, stdio: 'pipe' });
+      expect.unreachable('the writer was not killed');
+    } catch (e) {
+      expect((e as { signal?: string }).signal).toBe('SIGKILL');
+    }
+    const j = new BookingJournal(path);
+    expect(ids(j)).toEqual(Array.from({ length: 500 }, (_, i) => `use_${i}`));
+    j.close();
+  });
+
+  it('grows past its first MiB, and is emptied once applied', () => {
+    const path = file();
+    const j = new BookingJournal(path);
+    const many = Array.from({ length: 4000 }, (_, i) => booking(`use_${i}`));
+    for (let i = 0; i < many.length; i += 7) j.append(many.slice(i, i + 7));
+    expect(j.size).toBeGreaterThan(1.5 * 1024 * 1024);
+    expect(j.isMapped).toBe(mapped);
+    // the pages of each MiB written leave the process's memory: what stays resident is the MiB in progress
+    if (mapped) expect(residentKiB(path)).toBeLessThanOrEqual(1024);
+    expect(ids(j)).toEqual(many.map((b) => b.id));
+    j.truncate(join(dir, 'no-such-wal'));
+    expect(j.size).toBe(0);
+    expect(j.readAll()).toEqual([]);
+    expect(text(path)).toBe('');
+    j.append([booking('use_after')]);
+    expect(ids(j)).toEqual(['use_after']);
+    j.close();
+    expect(ids(new BookingJournal(path))).toEqual(['use_after']);
+  });
+});
