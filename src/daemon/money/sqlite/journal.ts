@@ -72,7 +72,7 @@ export class BookingJournal {
       if (end > this.map.length) this.grow(end);
       this.map!.write(lines, this.size);
       // whole MiBs written: their pages leave the daemon's memory (the data stays in the file)
-      if (Math.floor(end / MIB) !== Math.floor(this.size / MIB)) this.native!.release(this.map!, 0, end - (end % MIB));
+      if (Math.floor(end / MIB) !== Math.floor(this.size / MIB)) this.giveBack(end - (end % MIB));
       this.size = end;
       this.torn = false;
       return;
@@ -161,6 +161,15 @@ export class BookingJournal {
     this.native!.release(this.map!, 0, this.map!.length);
     this.native!.unmap(this.map!);
     this.map = bigger;
+  }
+
+  /** The pages before `upTo` out of the daemon's memory; the lines are written already, so a failure only keeps them resident. */
+  private giveBack(upTo: number): void {
+    try {
+      this.native!.release(this.map!, 0, upTo);
+    } catch {
+      /* they stay resident until the journal is emptied */
+    }
   }
 
   private unmap(): boolean {
