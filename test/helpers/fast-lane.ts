@@ -1,5 +1,6 @@
 import net from 'node:net';
 import { expect } from 'vitest';
+import { cachedKey } from '../../src/daemon/auth/key-cache.js';
 import { laneOf } from '../../src/daemon/fast-lane/index.js';
 import { usageTransactions, walletRow, type GatewayFixture } from './gateway-fixture.js';
 
@@ -78,6 +79,29 @@ export function laneHarness(fx: () => GatewayFixture) {
   }
 
   /**
+   * Until `key` is in the daemon's memory at a store version that holds: on PostgreSQL the
+   * agw_changed notifications of the test's own setup (a user, a wallet, quotas) can arrive
+   * after the key was put in memory, and move the version under the calls that follow (which
+   * then go through fastify, as they should, and not through the lane).
+   */
+  async function keyInMemory(key: string): Promise<void> {
+    const db = fx().d.daemon.ctx.db;
+    for (let i = 0; i < 40; i++) {
+      if (cachedKey(db, key)) {
+        await new Promise((r) => setTimeout(r, 100));
+        if (cachedKey(db, key)) return;
+      }
+      lane().enabled = false;
+      try {
+        await (await fx().d.fetch('/gateway/v1/models', { headers: { authorization: `Bearer ${key}` } })).text();
+      } finally {
+        lane().enabled = true;
+      }
+    }
+    throw new Error('the key did not stay in the daemon’s memory');
+  }
+
+  /**
    * 20 parallel calls through the lane (the upstream slow, so every hold is taken at once) by a
    * user whose wallet covers 4 of their holds: 4 served, 16 refused 402, the wallet never below
    * zero, exactly 4 debits, one per call, summing to what the wallet lost.
@@ -85,6 +109,7 @@ export function laneHarness(fx: () => GatewayFixture) {
   async function burstOnSmallWallet(user: { id: string; key: string }, path: string, body: string): Promise<void> {
     const f = fx();
     const credit = (await walletRow(f.db, user.id)).balance;
+    await keyInMemory(user.key);
     const taken = lane().taken;
     f.openai.setMode('slow', { delayMs: 1500 });
     let answers: Response[];
