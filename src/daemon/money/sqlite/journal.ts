@@ -19,7 +19,7 @@ import { mappedFiles, type MappedFiles } from '../../store/mapped-file.js';
  * mapping has room reserved on disk ahead of the lines (posix_fallocate, so a copy never
  * lacks a block), which reads as NUL bytes: a killed daemon leaves its lines followed by
  * NULs, a daemon that stops leaves its lines only. Pages written are given back to the
- * system every MiB, so the journal holds at most about a MiB of the daemon's memory.
+ * system every 256 KiB, so the journal holds at most that much of the daemon's memory.
  * Without the helper, one write(2) per turn, at the end of the lines.
  *
  * Only the daemon writes it, and only one daemon per data directory: `lockDataDir` holds
@@ -29,8 +29,10 @@ import { mappedFiles, type MappedFiles } from '../../store/mapped-file.js';
 /** A line's checksum field: the CRC32 of its JSON, 8 hex digits. */
 const checksum = (json: string) => crc32(json).toString(16).padStart(8, '0');
 
-/** Room a mapped journal starts with, grows by (at least) and gives pages back per. */
+/** Room a mapped journal starts with and grows by (at least). */
 const MIB = 1024 * 1024;
+/** Written pages are given back to the system each time the lines cross a multiple of this (~500 calls). */
+const GIVE_BACK = 256 * 1024;
 
 export class BookingJournal {
   private readonly fd: number;
@@ -71,8 +73,8 @@ export class BookingJournal {
     if (this.map) {
       if (end > this.map.length) this.grow(end);
       this.map!.write(lines, this.size);
-      // whole MiBs written: their pages leave the daemon's memory (the data stays in the file)
-      if (Math.floor(end / MIB) !== Math.floor(this.size / MIB)) this.giveBack(end - (end % MIB));
+      // written pages leave the daemon's memory (the data stays in the file)
+      if (Math.floor(end / GIVE_BACK) !== Math.floor(this.size / GIVE_BACK)) this.giveBack(end - (end % GIVE_BACK));
       this.size = end;
       this.torn = false;
       return;
