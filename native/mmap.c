@@ -15,6 +15,9 @@
  *
  * Errors throw with the errno's name as `code` (as node:fs does).
  */
+#ifndef __linux__
+#error "agw_mmap is for Linux (posix_fallocate, MADV_DONTNEED): elsewhere the daemon uses pread and write"
+#endif
 #include <errno.h>
 #include <stdio.h>
 #include <fcntl.h>
@@ -30,11 +33,30 @@
   } while (0)
 
 static napi_value fail(napi_env env, int err, const char *what) {
-  char message[128];
-  const char *code = err == ENOMEM ? "ENOMEM" : err == EBADF ? "EBADF" : err == EACCES ? "EACCES" : err == ENOSPC ? "ENOSPC" : err == EINVAL ? "EINVAL" : err == ENODEV ? "ENODEV" : err == EFBIG ? "EFBIG" : "EIO";
+  char message[160], code[16];
+  const char *name = err == ENOMEM ? "ENOMEM" : err == EBADF ? "EBADF" : err == EACCES ? "EACCES" : err == ENOSPC ? "ENOSPC" : err == EINVAL ? "EINVAL" :
+                     err == ENODEV ? "ENODEV" : err == EFBIG ? "EFBIG" : err == EOPNOTSUPP ? "EOPNOTSUPP" : err == EPERM ? "EPERM" : err == EROFS ? "EROFS" :
+                     err == EAGAIN ? "EAGAIN" : err == EIO ? "EIO" : NULL;
+  if (name == NULL) {
+    snprintf(code, sizeof code, "E%d", err);
+    name = code;
+  }
   snprintf(message, sizeof message, "%s: %s", what, strerror(err));
-  napi_throw_error(env, code, message);
+  napi_throw_error(env, name, message);
   return NULL;
+}
+
+/* What map() returns carries this tag: unmap() and release() touch nothing else (a pooled Buffer, the heap). */
+static const napi_type_tag MAPPED = {0x6167775f6d6d6170ULL, 0x6d617070696e6773ULL};
+
+/* The buffer argument, if map() made it; else throws and returns false. */
+static bool mapped_arg(napi_env env, napi_value v, const char *usage) {
+  bool tagged = false;
+  if (napi_check_object_type_tag(env, v, &MAPPED, &tagged) != napi_ok || !tagged) {
+    napi_throw_type_error(env, "EINVAL", usage);
+    return false;
+  }
+  return true;
 }
 
 static napi_status int_arg(napi_env env, napi_value v, int64_t *out) {
@@ -62,8 +84,9 @@ static napi_value map(napi_env env, napi_callback_info info) {
   napi_value buffer;
   if (napi_create_external_buffer(env, (size_t)length, at, release, (void *)(uintptr_t)length, &buffer) != napi_ok) {
     munmap(at, (size_t)length);
-    return NULL;
+    return fail(env, ENOMEM, "a buffer for the mapping");
   }
+  if (napi_type_tag_object(env, buffer, &MAPPED) != napi_ok) return fail(env, EINVAL, "tagging the mapping");
   return buffer;
 }
 
@@ -73,10 +96,8 @@ static napi_value unmap(napi_env env, napi_callback_info info) {
   napi_value ab;
   bool detached = false;
   CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
-  if (argc < 1 || napi_get_typedarray_info(env, argv[0], NULL, NULL, NULL, &ab, NULL) != napi_ok) {
-    napi_throw_type_error(env, "EINVAL", "unmap(buffer): a buffer that map() returned");
-    return NULL;
-  }
+  if (argc < 1 || !mapped_arg(env, argv[0], "unmap(buffer): a buffer that map() returned")) return NULL;
+  if (napi_get_typedarray_info(env, argv[0], NULL, NULL, NULL, &ab, NULL) != napi_ok) return NULL;
   CHECK(napi_is_detached_arraybuffer(env, ab, &detached));
   if (!detached) CHECK(napi_detach_arraybuffer(env, ab));
   return NULL;
@@ -103,7 +124,8 @@ static napi_value release_pages(napi_env env, napi_callback_info info) {
   size_t size;
   int64_t offset, length;
   CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
-  if (argc < 3 || napi_get_buffer_info(env, argv[0], &data, &size) != napi_ok || int_arg(env, argv[1], &offset) != napi_ok ||
+  if (argc < 3 || !mapped_arg(env, argv[0], "release(buffer, offset, length): a buffer that map() returned")) return NULL;
+  if (napi_get_buffer_info(env, argv[0], &data, &size) != napi_ok || int_arg(env, argv[1], &offset) != napi_ok ||
       int_arg(env, argv[2], &length) != napi_ok || offset < 0 || length < 0 || (uint64_t)offset + (uint64_t)length > size) {
     napi_throw_type_error(env, "EINVAL", "release(buffer, offset, length): a range inside a buffer that map() returned");
     return NULL;

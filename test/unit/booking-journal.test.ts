@@ -92,7 +92,8 @@ describe.each(ways)('BookingJournal, $way', ({ env, mapped }) => {
   it('reads back what it wrote; a clean stop leaves the lines only', () => {
     const path = file();
     const j = new BookingJournal(path);
-    expect(j.isMapped).toBe(mapped);
+    // mapped unless the native helper is not built: npm install builds it (native/README.md), so this fails on purpose without it
+    expect(j.isMapped, 'the journal is mapped (native/mmap.c built by npm install)').toBe(mapped);
     j.append([booking('use_a')]);
     j.append([booking('use_b'), booking('use_c', 5000)]);
     expect(ids(j)).toEqual(['use_a', 'use_b', 'use_c']);
@@ -121,7 +122,22 @@ describe.each(ways)('BookingJournal, $way', ({ env, mapped }) => {
     after.append([booking('use_c')]);
     expect(ids(after)).toEqual(['use_a', 'use_b', 'use_c']);
     after.close();
-    expect(ids(new BookingJournal(path))).toEqual(['use_a', 'use_b', 'use_c']);
+    const last = new BookingJournal(path);
+    expect(ids(last)).toEqual(['use_a', 'use_b', 'use_c']);
+    last.close();
+  });
+
+  it('a line whose copy was cut in two places (its start, NULs, its end) is skipped; the lines around it are read', () => {
+    const path = file();
+    const j = new BookingJournal(path);
+    j.append([booking('use_a')]);
+    j.close();
+    const line = readFileSync(path, 'utf8').split('\n')[0].replace('use_a', 'use_b');
+    appendFileSync(path, `${line.slice(0, 50)}${'\0'.repeat(300)}${line.slice(350)}\n`);
+    const after = new BookingJournal(path);
+    after.append([booking('use_c')]);
+    expect(ids(after)).toEqual(['use_a', 'use_c']);
+    after.close();
   });
 
   it('a daemon killed with SIGKILL right after its appends returned: every line is in the file', () => {
@@ -139,6 +155,8 @@ describe.each(ways)('BookingJournal, $way', ({ env, mapped }) => {
     } catch (e) {
       expect((e as { signal?: string }).signal).toBe('SIGKILL');
     }
+    // killed without closing: a mapped journal still has its reserved room (the child took the mapped path)
+    if (mapped) expect(statSync(path).size).toBe(1024 * 1024);
     const j = new BookingJournal(path);
     expect(ids(j)).toEqual(Array.from({ length: 500 }, (_, i) => `use_${i}`));
     j.close();
@@ -152,7 +170,11 @@ describe.each(ways)('BookingJournal, $way', ({ env, mapped }) => {
     expect(j.size).toBeGreaterThan(1.5 * 1024 * 1024);
     expect(j.isMapped).toBe(mapped);
     // written pages leave the process's memory every 256 KiB: what stays resident is the stretch in progress
-    if (mapped) expect(residentKiB(path)).toBeLessThanOrEqual(256);
+    if (mapped) {
+      const kib = residentKiB(path);
+      expect(kib).toBeGreaterThan(0); // the mapping was found: the stretch in progress is resident
+      expect(kib).toBeLessThanOrEqual(256);
+    }
     expect(ids(j)).toEqual(many.map((b) => b.id));
     j.truncate(join(dir, 'no-such-wal'));
     expect(j.size).toBe(0);
@@ -161,6 +183,8 @@ describe.each(ways)('BookingJournal, $way', ({ env, mapped }) => {
     j.append([booking('use_after')]);
     expect(ids(j)).toEqual(['use_after']);
     j.close();
-    expect(ids(new BookingJournal(path))).toEqual(['use_after']);
+    const last = new BookingJournal(path);
+    expect(ids(last)).toEqual(['use_after']);
+    last.close();
   });
 });

@@ -32,7 +32,9 @@ export function mappedFiles(): MappedFiles | null {
   if (loaded === undefined) {
     try {
       // from dist/daemon/store/ and from src/daemon/store/ (tests) alike
-      loaded = createRequire(import.meta.url)('../../../native/build/Release/agw_mmap.node') as MappedFiles;
+      const m = createRequire(import.meta.url)('../../../native/build/Release/agw_mmap.node') as Partial<MappedFiles>;
+      // a build older than this code (not rebuilt after an update) lacks a function: not used
+      loaded = typeof m.map === 'function' && typeof m.unmap === 'function' && typeof m.allocate === 'function' && typeof m.release === 'function' ? (m as MappedFiles) : null;
     } catch {
       loaded = null;
     }

@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { closeSync, constants, fdatasyncSync, fstatSync, ftruncateSync, openSync, readSync, writeSync } from 'node:fs';
+import { closeSync, constants, fdatasyncSync, fstatSync, ftruncateSync, openSync, readSync, statfsSync, writeSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
 import type { Booking } from '../bookings.js';
 import { StoreOpenError } from '../../store/errors.js';
@@ -29,8 +29,16 @@ import { mappedFiles, type MappedFiles } from '../../store/mapped-file.js';
 /** A line's checksum field: the CRC32 of its JSON, 8 hex digits. */
 const checksum = (json: string) => crc32(json).toString(16).padStart(8, '0');
 
-/** Room a mapped journal starts with and grows by (at least). */
+/** Room a mapped journal starts with and grows by (at least); it grows by what it holds, 64 MiB at most. */
 const MIB = 1024 * 1024;
+const MAX_STEP = 64 * MIB;
+/**
+ * Filesystems where the blocks posix_fallocate reserved are written in place, so a copy into
+ * the mapping never needs a block it could lack (a fault there would be SIGBUS, not an
+ * error): ext2/3/4, XFS, tmpfs. Copy-on-write ones (btrfs, ZFS) allocate on every write:
+ * the journal uses write(2) there.
+ */
+const MAPPABLE = new Set([0xef53, 0x58465342, 0x01021994]);
 /** Written pages are given back to the system each time the lines cross a multiple of this (~500 calls). */
 const GIVE_BACK = 256 * 1024;
 
@@ -49,7 +57,7 @@ export class BookingJournal {
     this.fd = openSync(path, constants.O_RDWR | constants.O_CREAT, 0o600);
     this.size = linesEnd(this.fd);
     this.torn = this.size > 0 && lastByte(this.fd, this.size) !== 0x0a;
-    this.native = mappedFiles();
+    this.native = mappableFs(path) ? mappedFiles() : null;
     if (this.native) this.map = this.mapped(Math.max(MIB, roundUp(fstatSync(this.fd).size)));
   }
 
@@ -72,9 +80,9 @@ export class BookingJournal {
     const end = this.size + bytes;
     if (this.map) {
       if (end > this.map.length) this.grow(end);
-      this.map!.write(lines, this.size);
+      if (this.map!.write(lines, this.size) !== bytes) throw new Error(`booking journal: the mapping took less than ${bytes} bytes`);
       // written pages leave the daemon's memory (the data stays in the file)
-      if (Math.floor(end / GIVE_BACK) !== Math.floor(this.size / GIVE_BACK)) this.giveBack(end - (end % GIVE_BACK));
+      if (Math.floor(end / GIVE_BACK) !== Math.floor(this.size / GIVE_BACK)) this.giveBack(this.size - (this.size % GIVE_BACK), end - (end % GIVE_BACK));
       this.size = end;
       this.torn = false;
       return;
@@ -94,7 +102,8 @@ export class BookingJournal {
 
   /** Every intact booking in the file, in order. */
   readAll(): Booking[] {
-    const size = fstatSync(this.fd).size;
+    // the lines only: a mapped journal's reserved room after them is NULs
+    const size = this.size;
     const buf = Buffer.alloc(size);
     let off = 0;
     while (off < size) {
@@ -103,7 +112,6 @@ export class BookingJournal {
       off += n;
     }
     const out: Booking[] = [];
-    // a mapped journal's reserved room (NULs) is one more "line", without a checksum
     for (const line of buf.subarray(0, off).toString('utf8').split('\n')) {
       const sp = line.indexOf(' ');
       if (sp !== 8) continue;
@@ -139,16 +147,19 @@ export class BookingJournal {
 
   /** Unmaps it and cuts the reserved room off: a stopped daemon leaves its lines only. */
   close(): void {
-    if (this.unmap()) ftruncateSync(this.fd, this.size);
-    closeSync(this.fd);
-    if (this.walFd !== null) closeSync(this.walFd);
+    try {
+      if (this.unmap()) ftruncateSync(this.fd, this.size);
+    } finally {
+      closeSync(this.fd);
+      if (this.walFd !== null) closeSync(this.walFd);
+    }
   }
 
   /** The file with `room` bytes reserved and mapped; null (write(2) from now on) when it cannot be. */
   private mapped(room: number): Buffer | null {
     try {
       this.native!.allocate(this.fd, room);
-      return this.native!.map(this.fd, room, true);
+      return this.native!.map(this.fd, room, true) ?? null;
     } catch {
       return null;
     }
@@ -156,19 +167,19 @@ export class BookingJournal {
 
   /** More room for lines ending at `end`: reserved, then mapped; throws (nothing written) when the disk has none. */
   private grow(end: number): void {
-    const room = roundUp(Math.max(this.map!.length * 2, end + MIB));
+    const room = roundUp(end + Math.min(Math.max(this.map!.length, MIB), MAX_STEP));
     this.native!.allocate(this.fd, room);
     const bigger = this.native!.map(this.fd, room, true);
     // the old mapping goes when its buffer is collected: its pages leave now
-    this.native!.release(this.map!, 0, this.map!.length);
+    this.giveBack(0, this.map!.length);
     this.native!.unmap(this.map!);
     this.map = bigger;
   }
 
-  /** The pages before `upTo` out of the daemon's memory; the lines are written already, so a failure only keeps them resident. */
-  private giveBack(upTo: number): void {
+  /** The pages in [from, to) out of the daemon's memory; the lines are written already, so a failure only keeps them resident. */
+  private giveBack(from: number, to: number): void {
     try {
-      this.native!.release(this.map!, 0, upTo);
+      this.native!.release(this.map!, from, to - from);
     } catch {
       /* they stay resident until the journal is emptied */
     }
@@ -183,6 +194,14 @@ export class BookingJournal {
 }
 
 const roundUp = (n: number) => Math.ceil(n / MIB) * MIB;
+
+function mappableFs(path: string): boolean {
+  try {
+    return MAPPABLE.has(statfsSync(path).type);
+  } catch {
+    return false;
+  }
+}
 
 function lastByte(fd: number, size: number): number {
   const b = Buffer.alloc(1);
