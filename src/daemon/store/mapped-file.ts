@@ -22,8 +22,8 @@ export interface MappedFiles {
 let loaded: MappedFiles | null | undefined;
 
 /**
- * The helper, or null where it is not built (`npm install` builds it with node-gyp; a
- * machine without a C compiler, or Windows) or `AGW_MMAP=off` is set (a comparison, a
+ * The helper, or null where it is not built (`npm install` builds it with node-gyp, on
+ * Linux with a C compiler) or `AGW_MMAP=off` is set (a comparison, a
  * diagnosis): callers then use pread(2) and write(2), as before it existed. Read when a
  * file is opened, never per call.
  */

@@ -37,7 +37,7 @@ export class WalIndexWatch {
     } catch {
       view = null; // cannot map it: read it
     }
-    this.mapped = view && native;
+    this.mapped = view ? native : null;
     this.now = view ?? Buffer.alloc(HEADER_BYTES);
     this.changed();
   }
