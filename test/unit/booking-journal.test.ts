@@ -3,9 +3,11 @@ import { appendFileSync, mkdtempSync, readFileSync, rmSync, statSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { Booking } from '../../src/daemon/money/bookings.js';
 import { BookingJournal } from '../../src/daemon/money/sqlite/journal.js';
+import { settledCall } from '../helpers/bookings.js';
+import { MMAP_WAYS, useMmapWay } from '../helpers/mapped-files.js';
 
 /**
  * The booking journal holds every settled call until the store has it: a line lost is a call
@@ -18,42 +20,8 @@ import { BookingJournal } from '../../src/daemon/money/sqlite/journal.js';
 const dir = mkdtempSync(join(tmpdir(), 'agw-journal-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const booking = (id: string, customerNano = 3000): Booking => ({
-  id,
-  userId: 'usr_1',
-  keyId: null,
-  usageType: 'ai_chat',
-  endpoint: 'chat',
-  providerId: 'openai',
-  model: 'gpt-4o-mini',
-  alias: null,
-  projectId: null,
-  periodKey: '2026-11',
-  budgets: [],
-  createdAt: 1_790_000_000_000,
-  status: 'finalized',
-  httpStatus: 200,
-  holdNano: 9000,
-  writtenOffNano: 0,
-  settledAt: 1_790_000_000_100,
-  monthlyAllowance: 0,
-  description: 'chat openai/gpt-4o-mini',
-  stream: false,
-  answerStatus: 200,
-  errorCode: null,
-  latencyMs: 120,
-  ttfbMs: null,
-  attempts: 1,
-  droppedParams: null,
-  promptTokens: 10,
-  completionTokens: 5,
-  cachedTokens: 0,
-  cacheWriteTokens: 0,
-  reasoningTokens: 0,
-  units: 0,
-  rawNano: customerNano / 2,
-  customerNano,
-});
+/** A settled call as the gateway books it (the same instant for every test). */
+const booking = (id: string, customerNano = 3000): Booking => settledCall(id, 'usr_1', 1_790_000_000_000, customerNano);
 
 const ids = (j: BookingJournal) => j.readAll().map((b) => b.id);
 /** The journal's text up to the reserved room (what `cat` shows before the NULs). */
@@ -70,24 +38,10 @@ function residentKiB(path: string): number {
   return kib;
 }
 
-const ways = [
-  { way: 'mapped', env: undefined, mapped: true },
-  { way: 'written with write(2) (AGW_MMAP=off)', env: 'off', mapped: false },
-];
-
-describe.each(ways)('BookingJournal, $way', ({ env, mapped }) => {
-  let saved: string | undefined;
+describe.each(MMAP_WAYS)('BookingJournal, $way', ({ env, mapped }) => {
   let n = 0;
   const file = () => join(dir, `${env ?? 'mapped'}-${++n}.bookings`);
-  beforeEach(() => {
-    saved = process.env.AGW_MMAP;
-    if (env === undefined) delete process.env.AGW_MMAP;
-    else process.env.AGW_MMAP = env;
-  });
-  afterEach(() => {
-    if (saved === undefined) delete process.env.AGW_MMAP;
-    else process.env.AGW_MMAP = saved;
-  });
+  useMmapWay(env);
 
   it('reads back what it wrote; a clean stop leaves the lines only', () => {
     const path = file();

@@ -4,9 +4,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { SqliteDb } from '../../src/daemon/store/sqlite.js';
 import { WalIndexWatch } from '../../src/daemon/store/wal-index-watch.js';
+import { MMAP_WAYS, useMmapWay } from '../helpers/mapped-files.js';
 
 /**
  * The daemon's in-memory copies (keys, admission rows) are valid while the store's
@@ -32,23 +33,8 @@ function commitFromAnotherProcess(file: string, sql: string): void {
   execFileSync(process.execPath, ['-e', script]);
 }
 
-/** The header mapped (native/mmap.c, built by `npm install`), and read with pread(2) without it. */
-const ways = [
-  { way: 'mapped', env: undefined, mapped: true },
-  { way: 'read with pread (AGW_MMAP=off)', env: 'off', mapped: false },
-];
-
-describe.each(ways)('WalIndexWatch, $way', ({ env, mapped }) => {
-  let saved: string | undefined;
-  beforeEach(() => {
-    saved = process.env.AGW_MMAP;
-    if (env === undefined) delete process.env.AGW_MMAP;
-    else process.env.AGW_MMAP = env;
-  });
-  afterEach(() => {
-    if (saved === undefined) delete process.env.AGW_MMAP;
-    else process.env.AGW_MMAP = saved;
-  });
+describe.each(MMAP_WAYS)('WalIndexWatch, $way', ({ env, mapped }) => {
+  useMmapWay(env);
 
   it('sees commits by another connection and by another process, and nothing else', () => {
     const { file, db } = walStore(`a-${env ?? 'mapped'}.db`);
