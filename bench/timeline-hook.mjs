@@ -28,8 +28,15 @@ export const SEGMENTS = {
  */
 const WAIT_BUSY = 'busy during the upstream answer wait';
 const IDLE_BUSY = 'busy between answer written and next request in';
+/**
+ * The rest of the event loop's turn after a write that wakes another process (measured to
+ * its check phase, `setImmediate`): on a small machine the woken process may wait on this
+ * one's CPU until the turn ends (a sync wake-up), so this work delays it.
+ */
+const SENT_TURN = 'upstream request written → turn ends';
+const FINISH_TURN = 'answer written → turn ends';
 let lastFinish = null;
-const rows = Object.fromEntries([...Object.keys(SEGMENTS), WAIT_BUSY, IDLE_BUSY].map((k) => [k, []]));
+const rows = Object.fromEntries([...Object.keys(SEGMENTS), WAIT_BUSY, IDLE_BUSY, SENT_TURN, FINISH_TURN].map((k) => [k, []]));
 const elu = {};
 /**
  * Inside agw: its own marks (src/daemon/telemetry/phases.ts, channel `agw:call:phase`)
@@ -43,6 +50,10 @@ const mark = (name) => () => {
   if (t && t[name] === undefined) {
     t[name] = performance.now();
     if (name === 'sent' || name === 'headers') elu[name] = performance.eventLoopUtilization().active;
+    if (name === 'sent') {
+      const at = t[name];
+      setImmediate(() => rows[SENT_TURN].push((performance.now() - at) * 1000));
+    }
   }
 };
 if (FILE) {
@@ -60,6 +71,7 @@ if (FILE) {
     if (!t) return;
     t.finish = performance.now();
     const done = t;
+    setImmediate(() => rows[FINISH_TURN].push((performance.now() - done.finish) * 1000));
     t = null;
     lastFinish = performance.eventLoopUtilization().active;
     if (elu.sent !== undefined && elu.headers !== undefined) rows[WAIT_BUSY].push((elu.headers - elu.sent) * 1000);

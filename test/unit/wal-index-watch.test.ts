@@ -68,6 +68,45 @@ describe.each(MMAP_WAYS)('WalIndexWatch, $way', ({ env, mapped }) => {
     db.close();
   });
 
+  it("takes this connection's own commit as seen, unless another commit came before or after it", () => {
+    const { file, db } = walStore(`own-${env ?? 'mapped'}.db`);
+    const watch = WalIndexWatch.open(file)!;
+    const other = new Database(file);
+    /** a commit of `db` told to the watch as the group commit tells it: the counter read under the write lock */
+    const own = (between?: () => void) => {
+      db.exec('BEGIN IMMEDIATE');
+      db.prepare('INSERT INTO t (v) VALUES (?)').run('own');
+      const before = watch.commits()!;
+      db.exec('COMMIT');
+      between?.();
+      watch.ownCommit(before);
+    };
+    expect(watch.changed()).toBe(false);
+    own();
+    expect(watch.changed()).toBe(false);
+    own();
+    own();
+    expect(watch.changed()).toBe(false);
+
+    // another connection's commit before the own one (after the last look): seen
+    other.prepare('INSERT INTO t (v) VALUES (?)').run('other');
+    own();
+    expect(watch.changed()).toBe(true);
+    expect(watch.changed()).toBe(false);
+
+    // another process's commit right after the own one, before the watch was told: seen
+    own(() => commitFromAnotherProcess(file, "INSERT INTO t (v) VALUES ('right after')"));
+    expect(watch.changed()).toBe(true);
+
+    // told of an own commit that did not happen (the counter as it stands): a later commit is still seen
+    watch.ownCommit(watch.commits()!);
+    other.prepare('INSERT INTO t (v) VALUES (?)').run('other again');
+    expect(watch.changed()).toBe(true);
+    watch.close();
+    other.close();
+    db.close();
+  });
+
   it('is not available without a WAL-index file', () => {
     expect(WalIndexWatch.open(join(dir, 'missing.db'))).toBeNull();
   });
@@ -87,6 +126,31 @@ describe('SqliteDb.version', () => {
     expect(v1).not.toBe(v0);
     expect(db.version()).toBe(v1);
     expect(await db.get('SELECT revoked FROM k WHERE id = 1')).toEqual({ revoked: 1 });
+    await db.close();
+  });
+
+  it("stays put across the daemon's own booking batches, and moves for its other writes and another process's", async () => {
+    const file = join(dir, 'bookings.db');
+    const db = new SqliteDb(file);
+    await db.exec('CREATE TABLE u (id INTEGER PRIMARY KEY, n INTEGER NOT NULL)');
+    await db.run('INSERT INTO u (id, n) VALUES (1, 0)');
+    const group = (db as unknown as { group: { tx(fn: (q: { run(sql: string): Promise<unknown> }) => Promise<unknown>, after: undefined, booking: boolean): Promise<unknown> } }).group;
+    const book = () => group.tx((q) => q.run('UPDATE u SET n = n + 1 WHERE id = 1'), undefined, true);
+    const v0 = db.version();
+    await book();
+    await Promise.all([book(), book(), book()]); // one batch of three
+    expect(db.version()).toBe(v0);
+    expect(await db.get('SELECT n FROM u WHERE id = 1')).toEqual({ n: 4 });
+
+    await db.run('UPDATE u SET n = 0 WHERE id = 1'); // not a booking: a change
+    const v1 = db.version();
+    expect(v1).not.toBe(v0);
+
+    commitFromAnotherProcess(file, 'UPDATE u SET n = 100 WHERE id = 1');
+    await book(); // after the other process's commit: that one is still seen
+    const v2 = db.version();
+    expect(v2).not.toBe(v1);
+    expect(db.version()).toBe(v2);
     await db.close();
   });
 });

@@ -13,6 +13,17 @@ interface Member {
 }
 
 type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+
+/**
+ * What watches the store for commits (store/wal-index-watch.ts) told of this connection's
+ * own bookings-only commits, so they do not count as changes: `before()` reads the commit
+ * counter while the batch holds the write lock (no other connection can commit then),
+ * `after(before)` looks right after the COMMIT.
+ */
+export interface OwnCommits {
+  before(): number | null;
+  after(before: number): void;
+}
 type Stmt = Database.Statement<unknown[], unknown>;
 
 /** The most `tx()` calls one commit carries; the rest wait for the next one. */
@@ -47,6 +58,8 @@ export class GroupCommit {
     private readonly q: Queryable,
     /** after every COMMIT; `bookingsOnly` when every fn in it was a booking */
     private readonly onCommit: (commits: number, bookingsOnly: boolean) => void,
+    /** told of a bookings-only COMMIT: `before` is read under the write lock, `after` right after the COMMIT */
+    private readonly own?: OwnCommits,
   ) {
     const p = (sql: string) => raw.prepare(sql);
     this.ctl = {
@@ -161,13 +174,16 @@ export class GroupCommit {
       }
     }
     if (this.raw.inTransaction) {
+      const bookingsOnly = batch.every((m) => m.booking);
+      const before = bookingsOnly && this.own ? this.own.before() : null;
       try {
         this.ctl.commit.run();
       } catch (error) {
         if (this.raw.inTransaction) this.ctl.rollback.run();
         throw error;
       }
-      this.onCommit(++this.stats.commits, batch.every((m) => m.booking));
+      if (before !== null) this.own!.after(before);
+      this.onCommit(++this.stats.commits, bookingsOnly);
       for (const [m, o] of out) {
         if (!o.ok || !m.afterCommit) continue;
         try {

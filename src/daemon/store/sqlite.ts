@@ -71,10 +71,16 @@ export class SqliteDb implements Db {
       all: async <T>(sql: string, params?: Param[]) => this.prep(sql).all(...bind(params)) as T[],
       run: async (sql: string, params?: Param[]): Promise<RunResult> => ({ changes: this.prep(sql).run(...bind(params)).changes }),
     };
-    this.group = new GroupCommit(this.raw, inner, (commits, bookingsOnly) => {
-      if (!bookingsOnly) this.changes++;
-      if (commits === CHECKPOINTER_AFTER) this.checkpointer?.start();
-    });
+    this.group = new GroupCommit(
+      this.raw,
+      inner,
+      (commits, bookingsOnly) => {
+        if (!bookingsOnly) this.changes++;
+        if (commits === CHECKPOINTER_AFTER) this.checkpointer?.start();
+      },
+      // this connection's booking batches are not changes to what the version guards
+      { before: () => this.walIndex?.commits() ?? null, after: (before) => this.walIndex?.ownCommit(before) },
+    );
     this.walIndex = file === ':memory:' ? null : WalIndexWatch.open(file);
     this.dataVersion = this.walIndex ? null : this.raw.prepare('PRAGMA data_version').pluck();
     if (this.dataVersion) this.lastDataVersion = this.dataVersion.get() as number;
@@ -142,11 +148,12 @@ export class SqliteDb implements Db {
   /**
    * A number that changes whenever the store may have changed: a commit of this
    * connection with other work in it than bookings, a statement outside a transaction,
-   * or a commit by any connection seen in the WAL-index header (an `agw admin` process;
-   * this connection's own booking batches show there too, which only costs a fresh
-   * read). Without that header, SQLite's data_version (other connections' commits).
-   * In-memory copies of keys, tiers and wallets stay valid while it holds (the ledger
-   * drops a user's wallet copy itself when it applies that user's bookings).
+   * or a commit by any connection seen in the WAL-index header (an `agw admin` process).
+   * This connection's own booking batches are not changes: the header moved by one of
+   * them alone is taken as seen (WalIndexWatch.ownCommit), so the keys in memory stay
+   * valid across them. Without that header, SQLite's data_version (other connections'
+   * commits). In-memory copies of keys, tiers and wallets stay valid while it holds (the
+   * ledger drops its admission rows itself when bookings reach the store).
    */
   version(): number {
     if (this.walIndex) {

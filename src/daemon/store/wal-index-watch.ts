@@ -1,8 +1,14 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { endianness } from 'node:os';
 import { mappedFiles, type MappedFiles } from './mapped-file.js';
 
 /** Both copies of the WAL-index header (48 bytes each) at the start of the -shm file. */
 const HEADER_BYTES = 96;
+const COPY_BYTES = 48;
+/** iChange, the header's commit counter: a u32 at byte 8 of each copy, in the machine's byte order (SQLite copies its struct) */
+const ICHANGE = 8;
+const LE = endianness() === 'LE';
+const iChangeOf = (b: Buffer) => (LE ? b.readUInt32LE(ICHANGE) : b.readUInt32BE(ICHANGE));
 
 /**
  * Tells whether any connection, in any process, may have committed to a WAL-mode SQLite
@@ -70,6 +76,42 @@ export class WalIndexWatch {
     if (this.now.equals(this.last)) return false;
     this.now.copy(this.last);
     return true;
+  }
+
+  /**
+   * The header's commit counter as it is now (null: it cannot be read). Read while this
+   * connection holds the write lock, it is the count before its own commit: no other
+   * connection can commit until that lock goes.
+   */
+  commits(): number | null {
+    if (this.fd === null || !this.read()) return null;
+    return iChangeOf(this.now);
+  }
+
+  /**
+   * Right after this connection's own commit, `before` being `commits()` read under its
+   * write lock: when the header shows exactly that commit (both copies written, the counter
+   * at `before + 1`) and the last look had seen the counter at `before` (no other commit
+   * since), the look moves on to it, so it is not reported as a change. Anything else (a
+   * commit by another process before or after it, a header being rewritten) is left for
+   * `changed` to report.
+   */
+  ownCommit(before: number): void {
+    if (this.fd === null || !this.read()) return;
+    const now = this.now;
+    if (iChangeOf(now) !== ((before + 1) >>> 0) || iChangeOf(this.last) !== before) return;
+    if (now.compare(now, 0, COPY_BYTES, COPY_BYTES, HEADER_BYTES) !== 0) return;
+    now.copy(this.last);
+  }
+
+  /** `now` holds the header (a mapped one always does; else one pread). */
+  private read(): boolean {
+    if (this.mapped) return true;
+    try {
+      return readSync(this.fd!, this.now, 0, HEADER_BYTES, 0) === HEADER_BYTES;
+    } catch {
+      return false;
+    }
   }
 
   close(): void {

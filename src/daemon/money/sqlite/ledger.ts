@@ -84,10 +84,12 @@ export class Ledger {
   private queued: { b: Booking; resolve: () => void; reject: (err: unknown) => void }[] = [];
   /** holds of calls in flight and bookings not applied, per pot */
   readonly spoken = new Spoken();
-  /** admission rows read before, valid while the store's version and the user's count hold */
-  private readonly rows = new Map<string, { row: AdmissionRow | undefined; version: number; user: number }>();
-  /** per user: bumped when a booking of theirs reaches the store (their cached row is stale) */
-  private readonly userChanges = new Map<string, number>();
+  /**
+   * Admission rows read before, valid while the store's version holds and no booking
+   * reached the store since (`touched` empties it: the version does not move for the
+   * daemon's own booking batches, and a key's budget may be counted in other users' rows).
+   */
+  private readonly rows = new Map<string, { row: AdmissionRow | undefined; version: number }>();
   private timer: NodeJS.Timeout | null = null;
   private applying: Promise<void> | null = null;
   private closed = false;
@@ -128,14 +130,11 @@ export class Ledger {
     const cacheKey = rowKey(userId, usageType ?? '', periodKey, keys);
     const version = seenVersion ?? this.host.version();
     let cached = this.rows.get(cacheKey);
-    if (!cached || cached.version !== version || cached.user !== (this.userChanges.get(userId) ?? 0)) {
-      if (this.rows.size >= MAX_CACHED_ROWS) {
-        this.rows.clear();
-        this.userChanges.clear(); // together: a stale row must never meet a counter that came back to its value
-      }
+    if (!cached || cached.version !== version) {
+      if (this.rows.size >= MAX_CACHED_ROWS) this.rows.clear();
       const row = this.host.readNow<AdmissionRow>(ADMISSION_SQL, [usageType ?? '', usageType ?? '', periodKey, userId]);
       if (row) row.keySpent = keys.map((k) => Number(this.host.readNow<{ n: number }>(KEY_SPENT_SQL, [k.keyId, k.period])?.n ?? 0));
-      this.rows.set(cacheKey, (cached = { row, version, user: this.userChanges.get(userId) ?? 0 }));
+      this.rows.set(cacheKey, (cached = { row, version }));
     }
     const holds = check(cached.row, this.spoken);
     if (holds === false) return false;
@@ -151,7 +150,7 @@ export class Ledger {
    */
   release(id: string, changed?: string): void {
     this.spoken.settle(id, []);
-    if (changed !== undefined) this.touched(changed);
+    if (changed !== undefined) this.touched();
   }
 
   /**
@@ -207,7 +206,7 @@ export class Ledger {
         (q) => applyBooking(q, b),
         () => {
           this.spoken.settle(b.id, []);
-          if (b.status !== 'refused') this.touched(b.userId);
+          if (b.status !== 'refused') this.touched();
         },
       );
     } catch (err) {
@@ -330,12 +329,13 @@ export class Ledger {
     if (!this.pending.delete(b.id)) return;
     this.stats.applied++;
     if (b.status === 'refused') return;
-    this.touched(b.userId);
+    this.touched();
     this.spoken.applied(bookedOf(b));
   }
 
-  private touched(userId: string): void {
-    this.userChanges.set(userId, (this.userChanges.get(userId) ?? 0) + 1);
+  /** Money moved in the store: every admission row read before may be stale (see `rows`). */
+  private touched(): void {
+    this.rows.clear();
   }
 
 }
