@@ -17,7 +17,7 @@ afterAll(async () => {
   await f?.close();
 });
 
-const { lane, post, bothWays, cutOffBody, burstOnSmallWallet } = laneHarness(() => f);
+const { lane, post, bothWays, cutOffBody, bodyInTwoPieces, burstOnSmallWallet } = laneHarness(() => f);
 const messages = [{ role: 'user', content: 'Through the lane, please' }];
 const chat = JSON.stringify({ model: 'gpt-4o-mini', messages });
 
@@ -115,6 +115,19 @@ describe('proxy: what the fast lane leaves to fastify', () => {
     // and the next plain call takes it
     expect((await post(u.key, '/external/openai/v1/chat/completions', chat)).status).toBe(200);
     expect(lane().taken).toBe(taken + 1);
+  });
+});
+
+describe('proxy: the fast lane and a body in pieces', () => {
+  it('a body that comes after its head, in two pieces: read whole, sent upstream as it came, booked once', async () => {
+    const u = await f.d.user({ tier: 'pro', balance: 5 });
+    const upstream = f.openai.requests.length;
+    const a = await bodyInTwoPieces(u.key, '/external/openai/v1/chat/completions', chat);
+    expect(a.status).toBe(200);
+    expect(JSON.parse(a.body).object).toBe('chat.completion');
+    expect(f.openai.requests.length).toBe(upstream + 1);
+    expect(JSON.parse(f.openai.requests.at(-1)!.body)).toEqual(JSON.parse(chat));
+    expect((await usageRecords(f.db, u.id)).map((r) => r.status)).toEqual(['finalized']);
   });
 });
 

@@ -79,6 +79,31 @@ export function laneHarness(fx: () => GatewayFixture) {
   }
 
   /**
+   * A call whose body comes in two pieces 30 ms apart (the head and half the body first):
+   * the lane reads it whole as it arrives. Resolves with the answer's status and body.
+   */
+  async function bodyInTwoPieces(key: string, path: string, body: string): Promise<{ status: number; body: string }> {
+    await keyInMemory(key);
+    const taken = lane().taken;
+    const { port } = new URL(fx().d.url);
+    const raw = await new Promise<string>((resolve, reject) => {
+      let got = '';
+      const s = net.connect(Number(port), '127.0.0.1', () => {
+        const half = body.length >> 1;
+        s.write(`POST /api${path} HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${key}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body.slice(0, half)}`);
+        setTimeout(() => s.write(body.slice(half)), 30);
+      });
+      s.setEncoding('utf8');
+      s.on('data', (c: string) => (got += c));
+      s.on('end', () => resolve(got));
+      s.on('error', reject);
+    });
+    expect(lane().taken).toBe(taken + 1);
+    const at = raw.indexOf('\r\n\r\n');
+    return { status: Number(raw.slice(9, 12)), body: raw.slice(at + 4) };
+  }
+
+  /**
    * Until `key` is in the daemon's memory at a store version that holds: on PostgreSQL the
    * agw_changed notifications of the test's own setup (a user, a wallet, quotas) can arrive
    * after the key was put in memory, and move the version under the calls that follow (which
@@ -126,5 +151,5 @@ export function laneHarness(fx: () => GatewayFixture) {
     expect(credit - w.balance).toBe(-debits.reduce((s, d) => s + d.amount, 0));
   }
 
-  return { lane, post, bothWays, cutOffBody, burstOnSmallWallet };
+  return { lane, post, bothWays, cutOffBody, bodyInTwoPieces, burstOnSmallWallet };
 }
