@@ -19,6 +19,17 @@ function addedRatio(s, id, ref) {
   return median(a.map((x, r) => ratio(x, b[r])).filter((x) => x !== null));
 }
 
+/**
+ * The accounting floor's added latency against the forwarder's, and agw's against the
+ * floor's, in the same run (rounds' ratios, as the targets): how much of a latency target
+ * the least durable booking takes on this machine, and how much agw adds beyond it.
+ */
+export function referenceRatios(r) {
+  const s = r.scenarios;
+  const of = (id, ref) => (s[id]?.available && s[ref]?.available ? round(addedRatio(s, id, ref), 3) : null);
+  return { floorOverForwarder: of('floor', 'forwarder'), chatOverFloor: of('chat', 'floor'), proxyOverFloor: of('proxy', 'floor') };
+}
+
 /** Every target of the issue: value, limit, ✓/✗ (null when a figure is missing). */
 export function evaluateTargets(r) {
   const s = r.scenarios;
@@ -92,6 +103,12 @@ export function formatReport(r) {
   out.push(' mock for direct, forwarder, agw daemon; autocannon latencies have 1 ms resolution)');
   out.push('');
   out.push(table(['target', 'value', 'limit', ''], r.targets.map((t) => [t.name, `${fmt(t.value)}${t.unit ? ' ' + t.unit : ''}`, `${t.op} ${t.limit}`, t.pass == null ? 'n/a' : t.pass ? '✓' : '✗'])));
+  const ref = r.references;
+  if (ref?.floorOverForwarder != null) {
+    out.push(
+      `reference: the accounting floor (parse, price, one journal line; no holds, quotas, key limits, request record, metrics) adds ${fmt(ref.floorOverForwarder)}x the forwarder's latency; agw adds ${fmt(ref.chatOverFloor)}x (chat) and ${fmt(ref.proxyOverFloor)}x (proxy) the floor's`,
+    );
+  }
   out.push('');
   for (const [id, h] of Object.entries(r.heldBack ?? {})) {
     out.push(`paced stream (${h.events} events ${h.paceMs} ms apart), ${id}: first event +${fmt(h.firstEventLagMs, 2)} ms vs direct, worst extra lag of a later event ${fmt(h.maxRelativeLagMs, 2)} ms${h.heldBack ? ' (HELD BACK)' : ''}`);

@@ -9,9 +9,9 @@ import { checkBookkeeping, journalLines } from './bookkeeping.js';
 import { cliTimes } from './cli-times.js';
 import { heldBackCheck } from './held-back.js';
 import { loadPhase, sequentialPhase } from './phases.js';
-import { memoryOf, seedUser, startDaemonProcess, startForwarderProcess, startMockProcess, writeAgwConfig } from './procs.js';
-import { evaluateTargets, formatReport } from './report.js';
-import { AGW_SCENARIOS, SCENARIO_IDS, buildScenarios } from './scenarios.js';
+import { memoryOf, seedUser, startDaemonProcess, startFloorProcess, startForwarderProcess, startMockProcess, writeAgwConfig } from './procs.js';
+import { evaluateTargets, formatReport, referenceRatios } from './report.js';
+import { AGW_SCENARIOS, SCENARIO_IDS, SEQUENTIAL_ONLY, buildScenarios } from './scenarios.js';
 import { probe } from './sequential.js';
 import { entitlements, seedBusyUser, seedUsage, spendSummary } from './store-reads.js';
 
@@ -86,7 +86,7 @@ if (ids.some((id) => !id.endsWith('stream'))) ids.push('direct');
 if (ids.some((id) => id.endsWith('stream'))) ids.push('direct-stream');
 ids = SCENARIO_IDS.filter((id) => ids.includes(id));
 // the smoke run keeps timed load to the forwarder and agw (baselines run sequentially only)
-const loadIds = smoke ? ids.filter((id) => id === 'forwarder' || AGW_SCENARIOS.has(id)) : ids;
+const loadIds = (smoke ? ids.filter((id) => id === 'forwarder' || AGW_SCENARIOS.has(id)) : ids).filter((id) => !SEQUENTIAL_ONLY.has(id));
 
 const log = (msg) => process.stderr.write(`[bench] ${msg}\n`);
 const results = {
@@ -120,7 +120,7 @@ async function phase(name, fn) {
   }
 }
 try {
-  const [mock, fwd, dataDir, configFile, user, busy] = await phase('setup', async () => {
+  const [mock, fwd, floor, dataDir, configFile, user, busy] = await phase('setup', async () => {
     const dataDir = join(tmp, 'data');
     mkdirSync(dataDir);
     // the helper servers start while the store is seeded; the config gets their URL after
@@ -129,7 +129,9 @@ try {
       procs.push(mock);
       const fwd = await startForwarderProcess(mock.url);
       procs.push(fwd);
-      return [mock, fwd];
+      const floor = await startFloorProcess(mock.url, join(tmp, 'floor.journal'));
+      procs.push(floor);
+      return [mock, fwd, floor];
     })();
     servers.catch(() => {}); // awaited below; a failure there must not crash the process first
     const seedConfig = writeAgwConfig(dataDir, 'http://127.0.0.1:9');
@@ -137,8 +139,8 @@ try {
     const user = await seedUser(dataDir, seedConfig, { email: 'bench@example.com', password: 'bench-password-1' });
     const busy = await seedBusyUser(dataDir, { email: 'busy@example.com', password: 'bench-password-2' });
     results.store.seed = seedUsage(dataDir, busy.id, opts.usageRows, busy.projects);
-    const [mock, fwd] = await servers;
-    return [mock, fwd, dataDir, writeAgwConfig(dataDir, mock.url), user, busy];
+    const [mock, fwd, floor] = await servers;
+    return [mock, fwd, floor, dataDir, writeAgwConfig(dataDir, mock.url), user, busy];
   });
 
   const daemon = await phase('daemonStart', async () => {
@@ -148,7 +150,7 @@ try {
     return d;
   });
   results.memory.idleMb = memoryOf(daemon.pid).rssMb;
-  const scenarios = buildScenarios({ mock: mock.url, forwarder: fwd.url, agw: daemon.url }, user.key);
+  const scenarios = buildScenarios({ mock: mock.url, forwarder: fwd.url, floor: floor.url, agw: daemon.url }, user.key);
 
   const live = await phase('sequential', async () => {
     for (const id of ids) {
@@ -235,6 +237,7 @@ for (const [name, part] of [['spend summary', results.store.spend], ['entitlemen
   if (part && !part.available) results.problems.push(`${name} unavailable: ${part.reason}`);
 }
 results.targets = evaluateTargets(results);
+results.references = referenceRatios(results);
 results.ok = results.problems.length === 0;
 results.finishedAt = new Date().toISOString();
 results.machine.loadAvgEnd = os.loadavg().map((x) => Math.round(x * 100) / 100);

@@ -8,10 +8,15 @@ const MESSAGES = [
 const CHAT_PATH = '/v1/chat/completions';
 const json = (o) => JSON.stringify(o);
 
-/** Every scenario, in the interleaving order of a round. */
+/**
+ * Every scenario, in the interleaving order of a round. `floor` is the accounting floor
+ * (servers.js startFloor: the least a gateway that books every call durably does), timed
+ * sequentially as a reference for the latency targets, not loaded.
+ */
 export const SCENARIO_IDS = [
   'direct',
   'forwarder',
+  'floor',
   'proxy',
   'chat',
   'direct-stream',
@@ -19,11 +24,14 @@ export const SCENARIO_IDS = [
   'chat-stream',
 ];
 
+/** Scenarios timed sequentially only (no load phase). */
+export const SEQUENTIAL_ONLY = new Set(['floor']);
+
 /** Scenarios whose calls go through agw (counted by the bookkeeping check). */
 export const AGW_SCENARIOS = new Set(['proxy', 'chat', 'chat-stream']);
 
 /**
- * Builds the request of every scenario. `urls` = {mock, forwarder, agw}; `key` = the
+ * Builds the request of every scenario. `urls` = {mock, forwarder, floor, agw}; `key` = the
  * seeded user's agw_ key. Direct and forwarder calls carry their own upstream keys so the
  * mock can tell the traffic apart.
  */
