@@ -131,6 +131,21 @@ describe('proxy: the fast lane and a body in pieces', () => {
   });
 });
 
+describe('proxy: the fast lane and the booking applier', () => {
+  it("a call after the daemon's own bookings reached the store still takes the lane: its key stays in memory", async () => {
+    const u = await f.d.user({ tier: 'pro', balance: 5 });
+    const path = '/external/openai/v1/chat/completions';
+    expect((await post(u.key, path, chat)).status).toBe(200); // the key goes in memory
+    for (let i = 1; i <= 3; i++) {
+      // reading the records applies the pending bookings first: a commit of the daemon's own
+      expect((await usageRecords(f.db, u.id)).length).toBe(i);
+      const taken = lane().taken;
+      expect((await post(u.key, path, chat)).status).toBe(200);
+      expect(lane().taken, `call ${i + 1}, after the bookings of ${i} reached the store`).toBe(taken + 1);
+    }
+  });
+});
+
 describe('proxy: the fast lane and a caller that leaves', () => {
   it('a body cut off halfway: nothing sent upstream, nothing booked, the daemon answers the next call', async () => {
     const u = await f.d.user({ tier: 'pro', balance: 5 });

@@ -134,6 +134,8 @@ describe('SqliteDb.version', () => {
     const db = new SqliteDb(file);
     await db.exec('CREATE TABLE u (id INTEGER PRIMARY KEY, n INTEGER NOT NULL)');
     await db.run('INSERT INTO u (id, n) VALUES (1, 0)');
+    // a store new to WAL mode is watched through its header from the start, as the daemon's is
+    expect((db as unknown as { walIndex: WalIndexWatch | null }).walIndex).not.toBeNull();
     const group = (db as unknown as { group: { tx(fn: (q: { run(sql: string): Promise<unknown> }) => Promise<unknown>, after: undefined, booking: boolean): Promise<unknown> } }).group;
     const book = () => group.tx((q) => q.run('UPDATE u SET n = n + 1 WHERE id = 1'), undefined, true);
     const v0 = db.version();

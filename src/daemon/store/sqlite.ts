@@ -81,6 +81,11 @@ export class SqliteDb implements Db {
       // this connection's booking batches are not changes to what the version guards
       { before: () => this.walIndex?.commits() ?? null, after: (before) => this.walIndex?.ownCommit(before) },
     );
+    if (file !== ':memory:') {
+      // a read transaction makes SQLite create the WAL-index (-shm) file of a store new to
+      // WAL mode, so the watch has it from the first call on, not from the next start
+      this.raw.prepare('SELECT count(*) FROM sqlite_master').get();
+    }
     this.walIndex = file === ':memory:' ? null : WalIndexWatch.open(file);
     this.dataVersion = this.walIndex ? null : this.raw.prepare('PRAGMA data_version').pluck();
     if (this.dataVersion) this.lastDataVersion = this.dataVersion.get() as number;
