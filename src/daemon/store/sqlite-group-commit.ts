@@ -182,7 +182,13 @@ export class GroupCommit {
         if (this.raw.inTransaction) this.ctl.rollback.run();
         throw error;
       }
-      if (before !== null) this.own!.after(before);
+      if (before !== null) {
+        try {
+          this.own!.after(before);
+        } catch {
+          /* must not throw after a COMMIT: the next look at the store reports the commit as a change */
+        }
+      }
       this.onCommit(++this.stats.commits, bookingsOnly);
       for (const [m, o] of out) {
         if (!o.ok || !m.afterCommit) continue;

@@ -31,6 +31,8 @@ const iChangeOf = (b: Buffer) => (LE ? b.readUInt32LE(ICHANGE) : b.readUInt32BE(
  */
 export class WalIndexWatch {
   private readonly last = Buffer.alloc(HEADER_BYTES);
+  /** `ownCommit`'s copy of the header */
+  private readonly seen = Buffer.alloc(HEADER_BYTES);
   private readonly now: Buffer;
   /** the header's bytes as mapped (`now` is this buffer), or null: read with pread */
   private readonly mapped: MappedFiles | null;
@@ -98,10 +100,13 @@ export class WalIndexWatch {
    */
   ownCommit(before: number): void {
     if (this.fd === null || !this.read()) return;
-    const now = this.now;
-    if (iChangeOf(now) !== ((before + 1) >>> 0) || iChangeOf(this.last) !== before) return;
-    if (now.compare(now, 0, COPY_BYTES, COPY_BYTES, HEADER_BYTES) !== 0) return;
-    now.copy(this.last);
+    // one copy of the header, judged and kept as copied: the mapped header is shared memory,
+    // and another process may commit the moment this one's write lock is gone
+    const seen = this.seen;
+    this.now.copy(seen);
+    if (iChangeOf(seen) !== ((before + 1) >>> 0) || iChangeOf(this.last) !== before) return;
+    if (seen.compare(seen, 0, COPY_BYTES, COPY_BYTES, HEADER_BYTES) !== 0) return;
+    seen.copy(this.last);
   }
 
   /** `now` holds the header (a mapped one always does; else one pread). */
