@@ -7,6 +7,7 @@ import { startOpenAiSim } from '../../src/daemon/demo/upstreams.js';
 import { BookingJournal } from '../../src/daemon/money/sqlite/journal.js';
 import type { Booking } from '../../src/daemon/money/bookings.js';
 import type { Ledger } from '../../src/daemon/money/sqlite/ledger.js';
+import { spokenPots } from '../../src/daemon/money/sqlite/spoken.js';
 import { quotaPeriod } from '../../src/daemon/money/quotas.js';
 import { runCli, spawnServe } from '../helpers/cli.js';
 import { OPENAI_KEY, quotaUsed, startGatewayFixture, usageRecords, usageTransactions } from '../helpers/gateway-fixture.js';
@@ -289,6 +290,41 @@ describe('the SQLite booking ledger', () => {
       }
       expect(await usageRecords(f.db, u.id)).toHaveLength(34);
       expect(await usageTransactions(f.db, u.id)).toHaveLength(34);
+    } finally {
+      await f.close();
+    }
+  });
+
+  it("an admission row read before bookings reached the store is read again after them, at the same store version", async () => {
+    const f = await startGatewayFixture();
+    try {
+      const u = await f.d.user({ tier: 'pro', balance: 10, quotas: { ai_chat: -1 } });
+      const { ledger } = ledgerOf(f);
+      const version = (f.db as unknown as { version(): number }).version();
+      const period = quotaPeriod(Date.now()).key;
+      const seen: { funds: number; pending: number }[] = [];
+      // what admission sees: the row's funds (balance less allowance used) and what is booked but not in the store yet
+      const look = async (id: string) => {
+        const ok = await ledger.admit(id, u.id, 'ai_chat', period, [], (row, spoken) => {
+          seen.push({ funds: row!.balance_nusd - row!.allowance_used_nusd, pending: spoken.pendingOf(spokenPots.wallet(u.id)) });
+          return [];
+        }, version);
+        expect(ok).toBe(true);
+        ledger.release(id);
+      };
+      await look('use_look_a'); // the row is read and kept, stamped with `version`
+      const r = await f.d.fetch('/gateway/chat', { method: 'POST', key: u.key, json: { model: 'gpt-4o-mini', messages } });
+      expect(r.status).toBe(200);
+      await look('use_look_b'); // booked, not applied: the kept row, the booking pending
+      await ledger.drain(); // applied: the daemon's own commit, the store's version unchanged
+      expect((f.db as unknown as { version(): number }).version()).toBe(version);
+      await look('use_look_c');
+      const [a, b, c] = seen;
+      expect(b.funds).toBe(a.funds);
+      expect(b.pending).toBeGreaterThan(0);
+      // read again: the debit is in the row, nothing pending (a kept row would count the call nowhere)
+      expect(c.pending).toBe(0);
+      expect(a.funds - c.funds).toBe(b.pending);
     } finally {
       await f.close();
     }
