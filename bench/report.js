@@ -104,7 +104,7 @@ export function formatReport(r) {
   out.push('');
   out.push(table(['target', 'value', 'limit', ''], r.targets.map((t) => [t.name, `${fmt(t.value)}${t.unit ? ' ' + t.unit : ''}`, `${t.op} ${t.limit}`, t.pass == null ? 'n/a' : t.pass ? '✓' : '✗'])));
   const ref = r.references;
-  if (ref?.floorOverForwarder != null) {
+  if (ref?.floorOverForwarder != null && ref.chatOverFloor != null && ref.proxyOverFloor != null) {
     out.push(
       `reference: the accounting floor (parse, price, one journal line; no holds, quotas, key limits, request record, metrics) adds ${fmt(ref.floorOverForwarder)}x the forwarder's latency; agw adds ${fmt(ref.chatOverFloor)}x (chat) and ${fmt(ref.proxyOverFloor)}x (proxy) the floor's`,
     );

@@ -129,8 +129,8 @@ try {
       procs.push(mock);
       const fwd = await startForwarderProcess(mock.url);
       procs.push(fwd);
-      const floor = await startFloorProcess(mock.url, join(tmp, 'floor.journal'));
-      procs.push(floor);
+      const floor = ids.includes('floor') ? await startFloorProcess(mock.url, join(tmp, 'floor.journal')) : null;
+      if (floor) procs.push(floor);
       return [mock, fwd, floor];
     })();
     servers.catch(() => {}); // awaited below; a failure there must not crash the process first
@@ -150,7 +150,7 @@ try {
     return d;
   });
   results.memory.idleMb = memoryOf(daemon.pid).rssMb;
-  const scenarios = buildScenarios({ mock: mock.url, forwarder: fwd.url, floor: floor.url, agw: daemon.url }, user.key);
+  const scenarios = buildScenarios({ mock: mock.url, forwarder: fwd.url, floor: floor?.url, agw: daemon.url }, user.key);
 
   const live = await phase('sequential', async () => {
     for (const id of ids) {
