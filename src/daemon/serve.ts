@@ -90,7 +90,8 @@ export async function startDaemon(opts: ServeOptions = {}): Promise<Daemon> {
   listenUrl = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
   if (demo) await demo.seed(ctx);
   ctx.onClose.unshift(startPruner(ctx));
-  log.info({ url: listenUrl, dataDir, store: db.dialect }, 'listening');
+  // on SQLite, whether the native helper maps the store's files (native/README.md) or system calls reach them
+  log.info({ url: listenUrl, dataDir, store: db.dialect, ...(db.fileAccess ? { files: db.fileAccess() } : {}) }, 'listening');
 
   let closing: Promise<void> | undefined;
   const close = () =>

@@ -47,6 +47,16 @@ describe('agw serve', () => {
     expect(await s.kill('SIGINT')).toBe(0);
   });
 
+  it("the 'listening' log line says how the store's files are reached: mapped by the native helper, or with system calls (AGW_MMAP=off)", async () => {
+    for (const [env, walIndexHeader, bookingJournal] of [[undefined, 'mapped', 'mapped'], ['off', 'read', 'written']] as const) {
+      const s = await spawnServe(['--data', dataDir(), '--json'], { AGW_MMAP: env, AGW_LOG_LEVEL: 'info' });
+      expect(await s.kill('SIGTERM')).toBe(0);
+      const listening = s.stderr().trimEnd().split('\n').map((l) => JSON.parse(l) as { msg?: string; files?: unknown }).find((l) => l.msg === 'listening');
+      // npm install builds the helper (native/README.md): without it the first way fails on purpose
+      expect(listening?.files, `AGW_MMAP=${env ?? '(unset)'}`).toEqual({ walIndexHeader, bookingJournal });
+    }
+  });
+
   it('--demo (the README quick start) seeds a user whose printed key works', async () => {
     const s = await spawnServe(['--data', dataDir(), '--demo', '--json']);
     for (let i = 0; i < 50 && !s.stdout().includes('"event":"demo"'); i++) await delay(100);

@@ -46,6 +46,12 @@ export interface Db extends Queryable {
    * daemons write to PostgreSQL): ask the store every time.
    */
   version?(): number;
+  /**
+   * How the daemon reaches the store's own files (SQLite): the WAL-index header (`mapped`,
+   * `read` with pread(2), or `data_version` without one) and the booking journal (`mapped`,
+   * `written` with write(2), or `none`). The 'listening' log line carries it.
+   */
+  fileAccess?(): { walIndexHeader: 'mapped' | 'read' | 'data_version'; bookingJournal: 'mapped' | 'written' | 'none' };
 }
 
 /**

@@ -173,6 +173,13 @@ export class SqliteDb implements Db {
     return this.changes;
   }
 
+  fileAccess(): ReturnType<NonNullable<Db['fileAccess']>> {
+    return {
+      walIndexHeader: this.walIndex ? (this.walIndex.isMapped ? 'mapped' : 'read') : 'data_version',
+      bookingJournal: this.ledger?.journalAccess ?? 'none',
+    };
+  }
+
   /** Lets pending bookings reach the store first, so every read outside the hot path is exact. */
   private async settled(): Promise<void> {
     if (this.ledger?.hasPending) await this.ledger.drain().catch(() => undefined);

@@ -103,6 +103,11 @@ export class Ledger {
     private readonly log: Pick<Logger, 'error' | 'warn'> = console,
   ) {}
 
+  /** How the journal's lines reach the file: copied into a mapping, written with write(2), or no journal (an in-memory store). */
+  get journalAccess(): 'mapped' | 'written' | 'none' {
+    return this.journal ? (this.journal.isMapped ? 'mapped' : 'written') : 'none';
+  }
+
   get hasPending(): boolean {
     return this.pending.size > 0;
   }
