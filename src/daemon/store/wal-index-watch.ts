@@ -65,16 +65,8 @@ export class WalIndexWatch {
 
   /** True when the header differs from the last look (and on the first look). */
   changed(): boolean {
-    if (this.fd === null) return true;
-    if (!this.mapped) {
-      let n = 0;
-      try {
-        n = readSync(this.fd, this.now, 0, HEADER_BYTES, 0);
-      } catch {
-        return true; // cannot look: assume a change (callers read the store again)
-      }
-      if (n !== HEADER_BYTES) return true;
-    }
+    // cannot look: assume a change (callers read the store again)
+    if (this.fd === null || !this.read()) return true;
     if (this.now.equals(this.last)) return false;
     this.now.copy(this.last);
     return true;
