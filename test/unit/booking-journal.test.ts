@@ -116,6 +116,28 @@ describe.each(MMAP_WAYS)('BookingJournal, $way', ({ env, mapped }) => {
     j.close();
   });
 
+  it.runIf(mapped)('the pages ahead of its lines are readied after the turn that wrote them: the next copy takes no page fault on a call\'s path', async () => {
+    const path = file();
+    const j = new BookingJournal(path);
+    const turn = () => new Promise((r) => setImmediate(r));
+    /** KiB of the file's pages the lines fill, whole pages */
+    const linesKiB = () => Math.ceil(j.size / 4096) * 4;
+    j.append([booking('use_first')]);
+    // in the turn that wrote it (a call's, before its answer): the lines' pages only
+    expect(residentKiB(path)).toBe(linesKiB());
+    await turn();
+    // after it: pages ahead of the lines are in memory and writable (each byte written as it was)
+    expect(residentKiB(path)).toBeGreaterThanOrEqual(linesKiB() + 12);
+    for (let i = 0; i < 300; i++) {
+      j.append([booking(`use_${i}`)]);
+      await turn();
+      expect(residentKiB(path), `after ${i + 1} calls`).toBeGreaterThanOrEqual(linesKiB() + 8);
+    }
+    expect(ids(j)).toEqual(['use_first', ...Array.from({ length: 300 }, (_, i) => `use_${i}`)]);
+    j.close();
+    expect(statSync(path).size).toBe(text(path).length);
+  });
+
   it('grows past its first MiB, and is emptied once applied', () => {
     const path = file();
     const j = new BookingJournal(path);

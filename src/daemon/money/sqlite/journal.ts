@@ -41,6 +41,9 @@ const MAX_STEP = 64 * MIB;
 const MAPPABLE = new Set([0xef53, 0x58465342, 0x01021994]);
 /** Written pages are given back to the system each time the lines cross a multiple of this (~500 calls). */
 const GIVE_BACK = 256 * 1024;
+/** Pages of a mapped journal made writable ahead of its lines, after the call that wrote them. */
+const TOUCH_AHEAD = 16 * 1024;
+const PAGE = 4096;
 
 export class BookingJournal {
   private readonly fd: number;
@@ -52,6 +55,9 @@ export class BookingJournal {
   private map: Buffer | null = null;
   /** the file ends in a line cut short (a killed daemon's): the next lines start on a line of their own */
   private torn: boolean;
+  /** the mapping's pages below this offset have been written through it (a copy there takes no page fault) */
+  private touched = 0;
+  private touching = false;
 
   constructor(readonly path: string) {
     this.fd = openSync(path, constants.O_RDWR | constants.O_CREAT, 0o600);
@@ -85,6 +91,10 @@ export class BookingJournal {
       if (Math.floor(end / GIVE_BACK) !== Math.floor(this.size / GIVE_BACK)) this.giveBack(this.size - (this.size % GIVE_BACK), end - (end % GIVE_BACK));
       this.size = end;
       this.torn = false;
+      if (end + TOUCH_AHEAD / 2 > this.touched && !this.touching) {
+        this.touching = true;
+        setImmediate(this.touchAhead);
+      }
       return;
     }
     let written = 0;
@@ -99,6 +109,22 @@ export class BookingJournal {
     this.size = end;
     this.torn = false;
   }
+
+  /**
+   * The first copy into a page of the mapping is a page fault (the kernel readies a page of
+   * the file for writing: 0.2 faults per call, one per three or four lines), which would be
+   * taken on the call's path, before its answer. After the turn that wrote the lines (its
+   * answers are out), the pages ahead of them are written once, each byte as it is: the next
+   * lines are a plain memory copy.
+   */
+  private readonly touchAhead = (): void => {
+    this.touching = false;
+    const map = this.map;
+    if (!map) return;
+    const to = Math.min(map.length, this.size + TOUCH_AHEAD);
+    for (let off = Math.max(this.touched, this.size - (this.size % PAGE)); off < to; off += PAGE) map[off] = map[off];
+    this.touched = Math.max(this.touched, to);
+  };
 
   /** Every intact booking in the file, in order. */
   readAll(): Booking[] {
@@ -142,6 +168,7 @@ export class BookingJournal {
     ftruncateSync(this.fd, 0);
     this.size = 0;
     this.torn = false;
+    this.touched = 0;
     if (this.native) this.map = this.mapped(MIB);
   }
 
@@ -174,6 +201,7 @@ export class BookingJournal {
     this.giveBack(0, this.map!.length);
     this.native!.unmap(this.map!);
     this.map = bigger;
+    this.touched = 0; // a new mapping: its pages fault once more
   }
 
   /** The pages in [from, to) out of the daemon's memory; the lines are written already, so a failure only keeps them resident. */
