@@ -10,10 +10,10 @@ export const AGW_BIN = join(ROOT, 'bin', 'agw.js');
 const SERVERS = join(ROOT, 'bench', 'servers.js');
 
 /** Spawns `node ...args` and resolves once it printed its listening line. */
-export function spawnServer(args, { env, name, timeoutMs = 30_000 } = {}) {
+export function spawnServer(args, { env, name, timeoutMs = 30_000, cwd = ROOT } = {}) {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, args, {
-      cwd: ROOT,
+      cwd,
       env: { ...process.env, NO_COLOR: '1', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -83,9 +83,9 @@ export function writeAgwConfig(dataDir, mockUrl) {
  * `agw serve` on a free port; `nodeFlags` e.g. ['--cpu-prof', '--cpu-prof-dir=DIR']; `env`: more
  * variables; `bin`: another build's bin/agw.js (bench/ab.js compares two).
  */
-export function startDaemonProcess({ dataDir, configFile, nodeFlags = [], env = {}, bin = AGW_BIN }) {
+export function startDaemonProcess({ dataDir, configFile, nodeFlags = [], env = {}, bin = AGW_BIN, cwd }) {
   const args = [...nodeFlags, bin, 'serve', '--port', '0', '--host', '127.0.0.1', '--data', dataDir, '--config', configFile, '--json'];
-  return spawnServer(args, { name: 'agw daemon', env: { AGW_DATA: undefined, AGW_CONFIG: undefined, ...env } });
+  return spawnServer(args, { name: 'agw daemon', env: { AGW_DATA: undefined, AGW_CONFIG: undefined, ...env }, cwd });
 }
 
 /** Runs `agw admin …  --json` against the data dir and returns the parsed document. */

@@ -1,0 +1,145 @@
+// What the daemon's threads do per sequential call, seen by the kernel (issue #32):
+//   npm run build && node bench/perf-record.js [--scenario proxy|chat] [--event cpu-clock|page-faults]
+//                                              [--calls N] [--top K] [--json]
+// Starts the mock upstream and an agw daemon with `--perf-prof` (V8 writes a jitdump of its
+// compiled code, which `perf inject --jit` turns into names), answers a warm-up, then runs `perf record -g` on the daemon while it
+// answers N sequential calls, and sorts every sample by what it was doing: the daemon
+// thread's call path, the booking applier and the journal's pages (on the daemon thread, but
+// off any call's path), the collector, the compilers, other threads. `cpu-clock` samples
+// time (µs per call, kernel time included: the system calls and page faults V8's own
+// profiler cannot see); `page-faults` counts the faults. The call path is then broken down
+// by the innermost JavaScript file of each sample.
+// Needs Linux perf (Debian: linux-perf); `perf stat` may be unsupported on a virtual
+// machine, but these software events are not. Figures under perf are inflated (its sampling
+// interrupts the daemon); compare categories and builds with each other, not with bench/.
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { seedUser, startDaemonProcess, startMockProcess, writeAgwConfig } from './procs.js';
+import { buildScenarios } from './scenarios.js';
+import { runSequential } from './sequential.js';
+
+const { values: a } = parseArgs({ options: { scenario: { type: 'string' }, event: { type: 'string' }, calls: { type: 'string' }, top: { type: 'string' }, json: { type: 'boolean' } } });
+const SCENARIO = a.scenario ?? 'proxy';
+const EVENT = a.event ?? 'cpu-clock';
+const CALLS = Number(a.calls ?? 5000);
+const TOP = Number(a.top ?? 20);
+/** cpu-clock: samples per second per thread (one sample = 1e6 / FREQ µs) */
+const FREQ = 20_000;
+if (!['proxy', 'chat'].includes(SCENARIO) || !['cpu-clock', 'page-faults'].includes(EVENT) || !(CALLS > 0)) {
+  console.error('usage: node bench/perf-record.js [--scenario proxy|chat] [--event cpu-clock|page-faults] [--calls N] [--top K] [--json]');
+  process.exit(2);
+}
+if (spawnSync('perf', ['--version']).status !== 0) {
+  console.error('perf-record: Linux perf is not installed (Debian: apt-get install linux-perf)');
+  process.exit(2);
+}
+const log = (m) => process.stderr.write(`[perf-record] ${m}\n`);
+
+/**
+ * What a sample was doing, from its stack (leaf first): the first rule whose pattern is on
+ * the stack names it. Off the call's path: the applier (bookings into agw.db every 20 ms),
+ * the journal readying its pages, timers; the collector and compilers wherever they run.
+ */
+const KINDS = [
+  ['applier (bookings into agw.db)', /runBatch|applyBookings|applyPending|debitMany|sqlite-group-commit/],
+  ['journal pages readied ahead', /touchAhead/],
+  ['collector', /Scaveng|MarkCompact|ConcurrentMarking|Sweeper|MinorMC|IncrementalMarking/],
+  ['compilers', /compiler::|Compile(Lazy|Task|Job)|Maglev|Sparkplug|baseline::/],
+  ['timers', /processTimers|listOnTimeout/],
+];
+
+function categorize(stack) {
+  const text = stack.join('\n');
+  for (const [name, re] of KINDS) if (re.test(text)) return name;
+  if (!stack.some((f) => f.startsWith('JS:')) && /epoll_(p)?wait/.test(text) && !/uv__read|uv__stream_io/.test(text)) return 'event loop waiting';
+  return 'call path';
+}
+
+/** The innermost JavaScript file of a stack (agw's dist/ path, a package's file, a node: module), else the leaf symbol. */
+function fileOf(stack) {
+  for (const f of stack) {
+    if (!f.startsWith('JS:')) continue;
+    const m = /(dist\/[^ :]+|node_modules\/[^ :]+|node:[^ :]+)/.exec(f);
+    return m ? m[1].replace(/^node_modules\//, '') : f.slice(3, 60);
+  }
+  return `(native) ${stack[0] ?? '?'}`;
+}
+
+/** `perf script` output → samples of { tid, stack } (stack: symbols, leaf first). */
+function samplesOf(text) {
+  const out = [];
+  let cur = null;
+  for (const line of text.split('\n')) {
+    if (!line.trim()) {
+      if (cur) out.push(cur);
+      cur = null;
+    } else if (!/^\s/.test(line)) cur = { tid: line.trim().split(/\s+/)[0], stack: [] };
+    else if (cur) {
+      const [, sym] = /^\s*[0-9a-f]+\s+(.*)$/.exec(line) ?? [null, line.trim()];
+      cur.stack.push(sym);
+    }
+  }
+  if (cur) out.push(cur);
+  return out;
+}
+
+const tmp = mkdtempSync(join(os.tmpdir(), 'agw-perf-'));
+const procs = [];
+try {
+  const mock = await startMockProcess();
+  procs.push(mock);
+  const dataDir = join(tmp, 'data');
+  mkdirSync(dataDir);
+  const user = await seedUser(dataDir, writeAgwConfig(dataDir, 'http://127.0.0.1:9'), { email: 'perf@example.com', password: 'bench-password-1' });
+  // jitdump (--perf-prof, written in the daemon's cwd as jit-PID.dump): each compiled function with the time it
+  // was placed, so code moved or freed by the collector is not misnamed, as a perf map names it
+  const daemon = await startDaemonProcess({ dataDir, configFile: writeAgwConfig(dataDir, mock.url), nodeFlags: ['--perf-prof', '--perf-prof-unwinding-info'], cwd: tmp });
+  procs.push(daemon);
+  const sc = buildScenarios({ mock: mock.url, agw: daemon.url }, user.key)[SCENARIO];
+  log(`warm-up: 3000 ${SCENARIO} calls`);
+  await runSequential(sc, { calls: 3000, warmup: 0 });
+  const data = join(tmp, 'perf.data');
+  // perf's build-id cache in the scratch directory, not ~/.debug (hundreds of MB of jitted code)
+  const perf = (args) => ['--buildid-dir', join(tmp, 'buildid'), ...args];
+  const rec = spawn('perf', perf(['record', '-q', '-k', 'mono', '-e', EVENT, ...(EVENT === 'cpu-clock' ? ['-F', String(FREQ)] : ['-c', '1']), '-g', '-p', String(daemon.pid), '-o', data]), { stdio: ['ignore', 'ignore', 'inherit'] });
+  await new Promise((r) => setTimeout(r, 1000)); // perf attached to every thread
+  log(`recording ${EVENT} over ${CALLS} calls`);
+  const q = await runSequential(sc, { calls: CALLS, warmup: 0 });
+  if (q.failed) throw new Error(`${q.failed} calls failed (${q.firstError})`);
+  rec.kill('SIGINT');
+  await new Promise((r) => rec.once('exit', r));
+  const injected = join(tmp, 'perf.jit.data');
+  const inject = spawnSync('perf', perf(['inject', '--jit', '-i', data, '-o', injected]), { cwd: tmp, encoding: 'utf8' });
+  if (inject.status !== 0) throw new Error(`perf inject failed: ${inject.stderr}`);
+  const script = spawnSync('perf', perf(['script', '-i', injected, '-F', 'tid,ip,sym']), { encoding: 'utf8', maxBuffer: 1 << 30 });
+  if (script.status !== 0) throw new Error(`perf script failed: ${script.stderr}`);
+  const samples = samplesOf(script.stdout);
+  // the daemon's thread is the one with the most samples (the main thread only hosts the checkpointer)
+  const perTid = new Map();
+  for (const s of samples) perTid.set(s.tid, (perTid.get(s.tid) ?? 0) + 1);
+  const daemonTid = [...perTid].sort((x, y) => y[1] - x[1])[0]?.[0];
+  const unit = EVENT === 'cpu-clock' ? 1e6 / FREQ / CALLS : 1 / CALLS; // µs (or faults) per call per sample
+  const kinds = new Map();
+  const files = new Map();
+  for (const s of samples) {
+    const kind = s.tid === daemonTid ? categorize(s.stack) : `other threads: ${categorize(s.stack) === 'call path' ? 'other' : categorize(s.stack)}`;
+    kinds.set(kind, (kinds.get(kind) ?? 0) + unit);
+    if (kind === 'call path') files.set(fileOf(s.stack), (files.get(fileOf(s.stack)) ?? 0) + unit);
+  }
+  const sorted = (m) => [...m].sort((x, y) => y[1] - x[1]).map(([name, v]) => ({ name, perCall: Math.round(v * 1000) / 1000 }));
+  const result = { scenario: SCENARIO, event: EVENT, calls: CALLS, p50Ms: q.p50, unit: EVENT === 'cpu-clock' ? 'µs per call (under perf)' : 'faults per call', kinds: sorted(kinds), callPath: sorted(files).slice(0, TOP) };
+  if (a.json) console.log(JSON.stringify(result, null, 2));
+  else {
+    const fmt = (v) => (EVENT === 'cpu-clock' ? v.toFixed(1) : v.toFixed(3)).padStart(9);
+    console.log(`${SCENARIO}, ${CALLS} sequential calls under perf (p50 ${(q.p50 * 1000).toFixed(0)} µs), ${result.unit}:`);
+    for (const k of result.kinds) console.log(`${fmt(k.perCall)}  ${k.name}`);
+    console.log(`the call path by innermost JavaScript file (top ${TOP}):`);
+    for (const f of result.callPath) console.log(`${fmt(f.perCall)}  ${f.name}`);
+  }
+} finally {
+  for (const p of procs.reverse()) await p.stop().catch(() => undefined);
+  rmSync(tmp, { recursive: true, force: true });
+}
