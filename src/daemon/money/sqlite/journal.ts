@@ -19,7 +19,8 @@ import { mappedFiles, type MappedFiles } from '../../store/mapped-file.js';
  * mapping has room reserved on disk ahead of the lines (posix_fallocate, so a copy never
  * lacks a block), which reads as NUL bytes: a killed daemon leaves its lines followed by
  * NULs, a daemon that stops leaves its lines only. Pages written are given back to the
- * system every 256 KiB, so the journal holds at most that much of the daemon's memory.
+ * system every 256 KiB, so the journal holds at most that much of the daemon's memory, and
+ * the pages readied ahead of the lines (`touchAhead`, up to 16 KiB more).
  * Without the helper, one write(2) per turn, at the end of the lines.
  *
  * Only the daemon writes it, and only one daemon per data directory: `lockDataDir` holds
@@ -112,16 +113,19 @@ export class BookingJournal {
 
   /**
    * The first copy into a page of the mapping is a page fault (the kernel readies a page of
-   * the file for writing: 0.2 faults per call, one per three or four lines), which would be
-   * taken on the call's path, before its answer. After the turn that wrote the lines (its
-   * answers are out), the pages ahead of them are written once, each byte as it is: the next
-   * lines are a plain memory copy.
+   * the file for writing: one every five or so calls, about a page's worth of lines), which
+   * would be taken on the call's path, before its answer. After the turn that wrote the lines,
+   * the pages ahead of them are written once, each byte as it was, so the next lines are a
+   * plain memory copy. Calls one at a time: their answers are out by then. Under load the
+   * lines of the next turn come right after it, where their copy would have taken the fault.
+   * A page the kernel has written back since (after ~30 s without lines) faults once more.
    */
   private readonly touchAhead = (): void => {
     this.touching = false;
     const map = this.map;
     if (!map) return;
-    const to = Math.min(map.length, this.size + TOUCH_AHEAD);
+    // whole pages: `touched` never claims a page it did not write (the mapping's length is whole MiBs)
+    const to = Math.min(map.length, pageUp(this.size + TOUCH_AHEAD));
     for (let off = Math.max(this.touched, this.size - (this.size % PAGE)); off < to; off += PAGE) map[off] = map[off];
     this.touched = Math.max(this.touched, to);
   };
@@ -222,6 +226,7 @@ export class BookingJournal {
 }
 
 const roundUp = (n: number) => Math.ceil(n / MIB) * MIB;
+const pageUp = (n: number) => Math.ceil(n / PAGE) * PAGE;
 
 function mappableFs(path: string): boolean {
   try {
