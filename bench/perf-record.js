@@ -13,7 +13,7 @@
 // machine, but these software events are not. Figures under perf are inflated (its sampling
 // interrupts the daemon); compare categories and builds with each other, not with bench/.
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -21,15 +21,22 @@ import { seedUser, startDaemonProcess, startMockProcess, writeAgwConfig } from '
 import { buildScenarios } from './scenarios.js';
 import { runSequential } from './sequential.js';
 
-const { values: a } = parseArgs({ options: { scenario: { type: 'string' }, event: { type: 'string' }, calls: { type: 'string' }, top: { type: 'string' }, json: { type: 'boolean' } } });
+const USAGE = 'usage: node bench/perf-record.js [--scenario proxy|chat] [--event cpu-clock|page-faults] [--calls N] [--top K] [--json]';
+let a;
+try {
+  ({ values: a } = parseArgs({ options: { scenario: { type: 'string' }, event: { type: 'string' }, calls: { type: 'string' }, top: { type: 'string' }, json: { type: 'boolean' } } }));
+} catch (e) {
+  console.error(`${e.message}\n${USAGE}`);
+  process.exit(2);
+}
 const SCENARIO = a.scenario ?? 'proxy';
 const EVENT = a.event ?? 'cpu-clock';
 const CALLS = Number(a.calls ?? 5000);
 const TOP = Number(a.top ?? 20);
-/** cpu-clock: samples per second per thread (one sample = 1e6 / FREQ µs) */
-const FREQ = 20_000;
-if (!['proxy', 'chat'].includes(SCENARIO) || !['cpu-clock', 'page-faults'].includes(EVENT) || !(CALLS > 0)) {
-  console.error('usage: node bench/perf-record.js [--scenario proxy|chat] [--event cpu-clock|page-faults] [--calls N] [--top K] [--json]');
+/** cpu-clock: one sample per PERIOD_NS of a thread's CPU time (a period: perf does not throttle it as it may a rate) */
+const PERIOD_NS = 50_000;
+if (!['proxy', 'chat'].includes(SCENARIO) || !['cpu-clock', 'page-faults'].includes(EVENT) || !(Number.isInteger(CALLS) && CALLS > 0) || !(Number.isInteger(TOP) && TOP > 0)) {
+  console.error(USAGE);
   process.exit(2);
 }
 if (spawnSync('perf', ['--version']).status !== 0) {
@@ -37,6 +44,8 @@ if (spawnSync('perf', ['--version']).status !== 0) {
   process.exit(2);
 }
 const log = (m) => process.stderr.write(`[perf-record] ${m}\n`);
+const paranoid = Number(readFileSync('/proc/sys/kernel/perf_event_paranoid', 'utf8'));
+if (process.getuid?.() !== 0 && paranoid > 1) log(`perf_event_paranoid is ${paranoid}: perf sees user space only (no system calls or faults) unless run as root`);
 
 /**
  * What a sample was doing, from its stack (leaf first): the first rule whose pattern is on
@@ -70,13 +79,14 @@ function fileOf(stack) {
 
 /** `perf script` output → samples of { tid, stack } (stack: symbols, leaf first). */
 function samplesOf(text) {
+  // a sample's head (its thread id, padded with spaces), then its call chain, a frame per tab-indented line
   const out = [];
   let cur = null;
   for (const line of text.split('\n')) {
     if (!line.trim()) {
       if (cur) out.push(cur);
       cur = null;
-    } else if (!/^\s/.test(line)) cur = { tid: line.trim().split(/\s+/)[0], stack: [] };
+    } else if (!line.startsWith('\t')) cur = { tid: line.trim().split(/\s+/)[0], stack: [] };
     else if (cur) {
       const [, sym] = /^\s*[0-9a-f]+\s+(.*)$/.exec(line) ?? [null, line.trim()];
       cur.stack.push(sym);
@@ -88,6 +98,8 @@ function samplesOf(text) {
 
 const tmp = mkdtempSync(join(os.tmpdir(), 'agw-perf-'));
 const procs = [];
+/** perf record while it runs: stopped before the scratch directory goes, whatever happened */
+let recorder = null;
 try {
   const mock = await startMockProcess();
   procs.push(mock);
@@ -96,7 +108,7 @@ try {
   const user = await seedUser(dataDir, writeAgwConfig(dataDir, 'http://127.0.0.1:9'), { email: 'perf@example.com', password: 'bench-password-1' });
   // jitdump (--perf-prof, written in the daemon's cwd as jit-PID.dump): each compiled function with the time it
   // was placed, so code moved or freed by the collector is not misnamed, as a perf map names it
-  const daemon = await startDaemonProcess({ dataDir, configFile: writeAgwConfig(dataDir, mock.url), nodeFlags: ['--perf-prof', '--perf-prof-unwinding-info'], cwd: tmp });
+  const daemon = await startDaemonProcess({ dataDir, configFile: writeAgwConfig(dataDir, mock.url), nodeFlags: ['--perf-prof', '--perf-prof-unwinding-info', '--interpreted-frames-native-stack'], cwd: tmp });
   procs.push(daemon);
   const sc = buildScenarios({ mock: mock.url, agw: daemon.url }, user.key)[SCENARIO];
   log(`warm-up: 3000 ${SCENARIO} calls`);
@@ -104,24 +116,31 @@ try {
   const data = join(tmp, 'perf.data');
   // perf's build-id cache in the scratch directory, not ~/.debug (hundreds of MB of jitted code)
   const perf = (args) => ['--buildid-dir', join(tmp, 'buildid'), ...args];
-  const rec = spawn('perf', perf(['record', '-q', '-k', 'mono', '-e', EVENT, ...(EVENT === 'cpu-clock' ? ['-F', String(FREQ)] : ['-c', '1']), '-g', '-p', String(daemon.pid), '-o', data]), { stdio: ['ignore', 'ignore', 'inherit'] });
-  await new Promise((r) => setTimeout(r, 1000)); // perf attached to every thread
+  const rec = spawn('perf', perf(['record', '-q', '-k', 'mono', '-e', EVENT, '-c', EVENT === 'cpu-clock' ? String(PERIOD_NS) : '1', '-g', '-p', String(daemon.pid), '-o', data]), { stdio: ['ignore', 'ignore', 'inherit'] });
+  recorder = rec;
+  const recorded = new Promise((r) => rec.once('exit', (code, signal) => r({ code, signal })));
+  // a second for perf to attach to every thread; a perf that stopped meanwhile refused (its message above)
+  const early = await Promise.race([recorded, new Promise((r) => setTimeout(() => r(null), 1000))]);
+  if (early) throw new Error(`perf record stopped at once (${early.code ?? early.signal})`);
   log(`recording ${EVENT} over ${CALLS} calls`);
   const q = await runSequential(sc, { calls: CALLS, warmup: 0 });
   if (q.failed) throw new Error(`${q.failed} calls failed (${q.firstError})`);
   rec.kill('SIGINT');
-  await new Promise((r) => rec.once('exit', r));
+  const ended = await recorded;
+  recorder = null;
+  if (!existsSync(data)) throw new Error(`perf record wrote nothing (${ended.code ?? ended.signal})`);
   const injected = join(tmp, 'perf.jit.data');
   const inject = spawnSync('perf', perf(['inject', '--jit', '-i', data, '-o', injected]), { cwd: tmp, encoding: 'utf8' });
   if (inject.status !== 0) throw new Error(`perf inject failed: ${inject.stderr}`);
   const script = spawnSync('perf', perf(['script', '-i', injected, '-F', 'tid,ip,sym']), { encoding: 'utf8', maxBuffer: 1 << 30 });
   if (script.status !== 0) throw new Error(`perf script failed: ${script.stderr}`);
   const samples = samplesOf(script.stdout);
+  if (!samples.length) throw new Error('perf recorded no samples of the daemon');
   // the daemon's thread is the one with the most samples (the main thread only hosts the checkpointer)
   const perTid = new Map();
   for (const s of samples) perTid.set(s.tid, (perTid.get(s.tid) ?? 0) + 1);
   const daemonTid = [...perTid].sort((x, y) => y[1] - x[1])[0]?.[0];
-  const unit = EVENT === 'cpu-clock' ? 1e6 / FREQ / CALLS : 1 / CALLS; // µs (or faults) per call per sample
+  const unit = EVENT === 'cpu-clock' ? PERIOD_NS / 1000 / CALLS : 1 / CALLS; // µs (or faults) per call per sample
   const kinds = new Map();
   const files = new Map();
   for (const s of samples) {
@@ -140,6 +159,11 @@ try {
     for (const f of result.callPath) console.log(`${fmt(f.perCall)}  ${f.name}`);
   }
 } finally {
+  if (recorder && recorder.exitCode === null && recorder.signalCode === null) {
+    const gone = new Promise((r) => recorder.once('exit', r));
+    recorder.kill('SIGINT');
+    await gone;
+  }
   for (const p of procs.reverse()) await p.stop().catch(() => undefined);
   rmSync(tmp, { recursive: true, force: true });
 }
