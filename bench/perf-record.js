@@ -2,10 +2,11 @@
 //   npm run build && node bench/perf-record.js [--scenario proxy|chat] [--event cpu-clock|page-faults]
 //                                              [--calls N] [--top K] [--json]
 // Starts the mock upstream and an agw daemon with `--perf-prof` (V8 writes a jitdump of its
-// compiled code, which `perf inject --jit` turns into names), answers a warm-up, then runs `perf record -g` on the daemon while it
-// answers N sequential calls, and sorts every sample by what it was doing: the daemon
-// thread's call path, the booking applier and the journal's pages (on the daemon thread, but
-// off any call's path), the collector, the compilers, other threads. `cpu-clock` samples
+// compiled code, which `perf inject --jit` turns into names), answers a warm-up, then runs
+// `perf record -g` on the daemon while it answers N sequential calls, and sorts every sample
+// by what it was doing: the daemon thread's call path, the booking applier and the journal's
+// pages (on the daemon thread, off the path of calls made one at a time), the collector, the
+// compilers, other threads. `cpu-clock` samples
 // time (µs per call, kernel time included: the system calls and page faults V8's own
 // profiler cannot see); `page-faults` counts the faults. The call path is then broken down
 // by the innermost JavaScript file of each sample.
