@@ -125,7 +125,7 @@ export class BookingJournal {
     const map = this.map;
     if (!map) return;
     // whole pages: `touched` never claims a page it did not write (the mapping's length is whole MiBs)
-    const to = Math.min(map.length, pageUp(this.size + TOUCH_AHEAD));
+    const to = Math.min(map.length, roundUp(this.size + TOUCH_AHEAD, PAGE));
     for (let off = Math.max(this.touched, this.size - (this.size % PAGE)); off < to; off += PAGE) map[off] = map[off];
     this.touched = Math.max(this.touched, to);
   };
@@ -225,8 +225,8 @@ export class BookingJournal {
   }
 }
 
-const roundUp = (n: number) => Math.ceil(n / MIB) * MIB;
-const pageUp = (n: number) => Math.ceil(n / PAGE) * PAGE;
+/** `n` rounded up to a multiple of `unit` (whole MiBs of room, whole pages ahead) */
+const roundUp = (n: number, unit = MIB) => Math.ceil(n / unit) * unit;
 
 function mappableFs(path: string): boolean {
   try {
