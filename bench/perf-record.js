@@ -1,6 +1,6 @@
 // What the daemon's threads do per sequential call, seen by the kernel (issue #32):
 //   npm run build && node bench/perf-record.js [--scenario proxy|chat] [--event cpu-clock|page-faults]
-//                                              [--calls N] [--top K] [--json]
+//                                              [--calls N] [--top K] [--by file|function|inclusive] [--of KIND] [--json]
 // Starts the mock upstream and an agw daemon with `--perf-prof` (V8 writes a jitdump of its
 // compiled code, which `perf inject --jit` turns into names), answers a warm-up, then runs
 // `perf record -g` on the daemon while it answers N sequential calls, and sorts every sample
@@ -9,7 +9,9 @@
 // compilers, other threads. `cpu-clock` samples
 // time (µs per call, kernel time included: the system calls and page faults V8's own
 // profiler cannot see); `page-faults` counts the faults. The call path is then broken down
-// by the innermost JavaScript file of each sample.
+// by the innermost JavaScript file of each sample (`--by function`: the innermost JavaScript
+// function; `--by inclusive`: each of agw's own functions with everything it called; `--of`:
+// another kind than the call path, e.g. `--of applier`).
 // Needs Linux perf (Debian: linux-perf); `perf stat` may be unsupported on a virtual
 // machine, but these software events are not. Figures under perf are inflated (its sampling
 // interrupts the daemon); compare categories and builds with each other, not with bench/.
@@ -22,10 +24,10 @@ import { seedUser, startDaemonProcess, startMockProcess, writeAgwConfig } from '
 import { buildScenarios } from './scenarios.js';
 import { runSequential } from './sequential.js';
 
-const USAGE = 'usage: node bench/perf-record.js [--scenario proxy|chat] [--event cpu-clock|page-faults] [--calls N] [--top K] [--json]';
+const USAGE = 'usage: node bench/perf-record.js [--scenario proxy|chat] [--event cpu-clock|page-faults] [--calls N] [--top K] [--by file|function|inclusive] [--of KIND] [--json]';
 let a;
 try {
-  ({ values: a } = parseArgs({ options: { scenario: { type: 'string' }, event: { type: 'string' }, calls: { type: 'string' }, top: { type: 'string' }, json: { type: 'boolean' } } }));
+  ({ values: a } = parseArgs({ options: { scenario: { type: 'string' }, event: { type: 'string' }, calls: { type: 'string' }, top: { type: 'string' }, by: { type: 'string' }, of: { type: 'string' }, json: { type: 'boolean' } } }));
 } catch (e) {
   console.error(`${e.message}\n${USAGE}`);
   process.exit(2);
@@ -34,9 +36,12 @@ const SCENARIO = a.scenario ?? 'proxy';
 const EVENT = a.event ?? 'cpu-clock';
 const CALLS = Number(a.calls ?? 5000);
 const TOP = Number(a.top ?? 20);
+const BY = a.by ?? 'file';
+/** the kind broken down (its name's start): the call path unless asked */
+const OF = a.of ?? 'call path';
 /** cpu-clock: one sample per PERIOD_NS of a thread's CPU time (a period: perf does not throttle it as it may a rate) */
 const PERIOD_NS = 50_000;
-if (!['proxy', 'chat'].includes(SCENARIO) || !['cpu-clock', 'page-faults'].includes(EVENT) || !(Number.isInteger(CALLS) && CALLS > 0) || !(Number.isInteger(TOP) && TOP > 0)) {
+if (!['proxy', 'chat'].includes(SCENARIO) || !['cpu-clock', 'page-faults'].includes(EVENT) || !(Number.isInteger(CALLS) && CALLS > 0) || !(Number.isInteger(TOP) && TOP > 0) || !['file', 'function', 'inclusive'].includes(BY)) {
   console.error(USAGE);
   process.exit(2);
 }
@@ -76,6 +81,22 @@ function fileOf(stack) {
     return m ? m[1].replace(/^node_modules\//, '') : f.slice(3, 60);
   }
   return `(native) ${stack[0] ?? '?'}`;
+}
+
+/** The innermost JavaScript function of a stack (its name, file and line as V8 named it), else the leaf symbol. */
+function functionOf(stack) {
+  const f = stack.find((x) => x.startsWith('JS:'));
+  return f ? jsName(f) : `(native) ${stack[0] ?? '?'}`;
+}
+
+/** A JavaScript frame's name without its tier mark (V8's *, ~, ^, +) and with its path from dist/ or node_modules/. */
+const jsName = (f) => f.slice(3).replace(/^[*~^+]/, '').replace(/file:\/\/\S*?\/(dist|node_modules)\//, '$1/');
+
+/** Each of agw's own functions on a stack (dist/), once each: what it costs with everything it calls. */
+function agwFunctionsOf(stack) {
+  const names = new Set();
+  for (const f of stack) if (f.startsWith('JS:') && f.includes('/dist/')) names.add(jsName(f));
+  return names;
 }
 
 /** `perf script` output → samples of { tid, stack } (stack: symbols, leaf first). */
@@ -147,7 +168,9 @@ try {
   for (const s of samples) {
     const kind = s.tid === daemonTid ? categorize(s.stack) : `other threads: ${categorize(s.stack) === 'call path' ? 'other' : categorize(s.stack)}`;
     kinds.set(kind, (kinds.get(kind) ?? 0) + unit);
-    if (kind === 'call path') files.set(fileOf(s.stack), (files.get(fileOf(s.stack)) ?? 0) + unit);
+    if (!kind.startsWith(OF)) continue;
+    const keys = BY === 'file' ? [fileOf(s.stack)] : BY === 'function' ? [functionOf(s.stack)] : agwFunctionsOf(s.stack);
+    for (const k of keys) files.set(k, (files.get(k) ?? 0) + unit);
   }
   const sorted = (m) => [...m].sort((x, y) => y[1] - x[1]).map(([name, v]) => ({ name, perCall: Math.round(v * 1000) / 1000 }));
   const result = { scenario: SCENARIO, event: EVENT, calls: CALLS, p50Ms: q.p50, unit: EVENT === 'cpu-clock' ? 'µs per call (under perf)' : 'faults per call', kinds: sorted(kinds), callPath: sorted(files).slice(0, TOP) };
@@ -156,7 +179,8 @@ try {
     const fmt = (v) => (EVENT === 'cpu-clock' ? v.toFixed(1) : v.toFixed(3)).padStart(9);
     console.log(`${SCENARIO}, ${CALLS} sequential calls under perf (p50 ${(q.p50 * 1000).toFixed(0)} µs), ${result.unit}:`);
     for (const k of result.kinds) console.log(`${fmt(k.perCall)}  ${k.name}`);
-    console.log(`the call path by innermost JavaScript file (top ${TOP}):`);
+    const by = { file: 'innermost JavaScript file', function: 'innermost JavaScript function', inclusive: "agw's functions with what they call" }[BY];
+    console.log(`${OF === 'call path' ? 'the call path' : `what starts with "${OF}"`} by ${by} (top ${TOP}):`);
     for (const f of result.callPath) console.log(`${fmt(f.perCall)}  ${f.name}`);
   }
 } finally {
