@@ -1,6 +1,6 @@
 // What the daemon's threads do per sequential call, seen by the kernel (issue #32):
 //   npm run build && node bench/perf-record.js [--scenario proxy|chat] [--event cpu-clock|page-faults]
-//                                              [--calls N] [--top K] [--by file|function|inclusive] [--of KIND] [--json]
+//                                              [--calls N] [--top K] [--by file|function|inclusive] [--of KIND] [--history-kb N] [--json]
 // Starts the mock upstream and an agw daemon with `--perf-prof` (V8 writes a jitdump of its
 // compiled code, which `perf inject --jit` turns into names), answers a warm-up, then runs
 // `perf record -g` on the daemon while it answers N sequential calls, and sorts every sample
@@ -11,7 +11,8 @@
 // profiler cannot see); `page-faults` counts the faults. The call path is then broken down
 // by the innermost JavaScript file of each sample (`--by function`: the innermost JavaScript
 // function; `--by inclusive`: each of agw's own functions with everything it called; `--of`:
-// another kind than the call path, e.g. `--of applier`).
+// another kind than the call path, e.g. `--of applier`; `--history-kb`: each call carries a
+// conversation of that many KiB, as a coding agent's calls do).
 // Needs Linux perf (Debian: linux-perf); `perf stat` may be unsupported on a virtual
 // machine, but these software events are not. Figures under perf are inflated (its sampling
 // interrupts the daemon); compare categories and builds with each other, not with bench/.
@@ -21,13 +22,13 @@ import os from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { seedUser, startDaemonProcess, startMockProcess, writeAgwConfig } from './procs.js';
-import { buildScenarios } from './scenarios.js';
+import { buildScenarios, withHistory } from './scenarios.js';
 import { runSequential } from './sequential.js';
 
-const USAGE = 'usage: node bench/perf-record.js [--scenario proxy|chat] [--event cpu-clock|page-faults] [--calls N] [--top K] [--by file|function|inclusive] [--of KIND] [--json]';
+const USAGE = 'usage: node bench/perf-record.js [--scenario proxy|chat] [--event cpu-clock|page-faults] [--calls N] [--top K] [--by file|function|inclusive] [--of KIND] [--history-kb N] [--json]';
 let a;
 try {
-  ({ values: a } = parseArgs({ options: { scenario: { type: 'string' }, event: { type: 'string' }, calls: { type: 'string' }, top: { type: 'string' }, by: { type: 'string' }, of: { type: 'string' }, json: { type: 'boolean' } } }));
+  ({ values: a } = parseArgs({ options: { scenario: { type: 'string' }, event: { type: 'string' }, calls: { type: 'string' }, top: { type: 'string' }, by: { type: 'string' }, of: { type: 'string' }, 'history-kb': { type: 'string' }, json: { type: 'boolean' } } }));
 } catch (e) {
   console.error(`${e.message}\n${USAGE}`);
   process.exit(2);
@@ -39,9 +40,10 @@ const TOP = Number(a.top ?? 20);
 const BY = a.by ?? 'file';
 /** the kind broken down (its name's start): the call path unless asked */
 const OF = a.of ?? 'call path';
+const HISTORY_KB = Number(a['history-kb'] ?? 0);
 /** cpu-clock: one sample per PERIOD_NS of a thread's CPU time (a period: perf does not throttle it as it may a rate) */
 const PERIOD_NS = 50_000;
-if (!['proxy', 'chat'].includes(SCENARIO) || !['cpu-clock', 'page-faults'].includes(EVENT) || !(Number.isInteger(CALLS) && CALLS > 0) || !(Number.isInteger(TOP) && TOP > 0) || !['file', 'function', 'inclusive'].includes(BY)) {
+if (!['proxy', 'chat'].includes(SCENARIO) || !['cpu-clock', 'page-faults'].includes(EVENT) || !(Number.isInteger(CALLS) && CALLS > 0) || !(Number.isInteger(TOP) && TOP > 0) || !['file', 'function', 'inclusive'].includes(BY) || !(Number.isInteger(HISTORY_KB) && HISTORY_KB >= 0)) {
   console.error(USAGE);
   process.exit(2);
 }
@@ -132,7 +134,8 @@ try {
   // was placed, so code moved or freed by the collector is not misnamed, as a perf map names it
   const daemon = await startDaemonProcess({ dataDir, configFile: writeAgwConfig(dataDir, mock.url), nodeFlags: ['--perf-prof', '--perf-prof-unwinding-info', '--interpreted-frames-native-stack'], cwd: tmp });
   procs.push(daemon);
-  const sc = buildScenarios({ mock: mock.url, agw: daemon.url }, user.key)[SCENARIO];
+  const built = buildScenarios({ mock: mock.url, agw: daemon.url }, user.key)[SCENARIO];
+  const sc = HISTORY_KB ? withHistory(built, HISTORY_KB) : built;
   log(`warm-up: 3000 ${SCENARIO} calls`);
   await runSequential(sc, { calls: 3000, warmup: 0 });
   const data = join(tmp, 'perf.data');

@@ -57,6 +57,20 @@ export function buildScenarios(urls, key) {
   return all;
 }
 
+/**
+ * The same scenario with a conversation of about `kb` KiB before its last user message: what a
+ * coding agent sends on every turn (its whole history). The messages are plain text: no images,
+ * nothing a provider bills beyond its tokens.
+ */
+export function withHistory(sc, kb) {
+  const body = JSON.parse(sc.body);
+  const para = 'The quick brown fox jumps over the lazy dog while the gateway counts every token. '.repeat(20);
+  const history = [];
+  for (let n = 0; JSON.stringify(history).length < kb * 1024; n++) history.push({ role: n % 2 ? 'assistant' : 'user', content: `${para}(turn ${n})` });
+  body.messages = [...body.messages.slice(0, -1), ...history, body.messages.at(-1)];
+  return { ...sc, body: JSON.stringify(body) };
+}
+
 /** The same scenario with the last user message replaced (used by the paced-stream check). */
 export function withUserText(sc, text) {
   const body = JSON.parse(sc.body);
