@@ -1,6 +1,7 @@
 import { setFlagsFromString } from 'node:v8';
 import { SHARE_ENV, Worker, type MessagePort } from 'node:worker_threads';
 import { runCheckpointLoop, type CheckpointLoopData } from '../daemon/store/sqlite-checkpointer.js';
+import { limitMallocArenas } from './malloc-arenas.js';
 
 /**
  * `agw serve` runs the daemon in a worker thread of this same process (same pid, same
@@ -38,6 +39,8 @@ export function hostServe(args: string[], version: string): void {
   if (!process.execArgv.some((a) => a.startsWith('--heap-growing-percent'))) {
     setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
   }
+  // before the daemon's thread starts: it shares an arena of the C allocator instead of growing its own
+  limitMallocArenas();
   const worker = new Worker(new URL('./serve-thread.js', import.meta.url), {
     workerData: { args, version },
     env: SHARE_ENV,
