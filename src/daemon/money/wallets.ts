@@ -1,4 +1,4 @@
-import { forUpdate, type Queryable } from '../store/db.js';
+import { forUpdate, type Param, type Queryable } from '../store/db.js';
 
 /**
  * Wallet arithmetic. Spending order: this calendar month's allowance (from the tier)
@@ -137,7 +137,9 @@ export async function debitMany(q: Queryable, userId: string, ds: readonly Debit
   for (const d of ds) {
     const step: DebitStep = debitStep(row, d, 'cap')!;
     if (step.short) capped.push({ usageId: d.usageId ?? '', short: step.short });
-    await insertDebit(q, { ...d, amount: d.amount - step.short, description: step.short ? `${d.description ?? ''} (${step.short} nano-USD not covered: written off)` : d.description }, step);
+    // the batch needs no transaction id: no RETURNING (and no copy of the input per debit)
+    const description = step.short ? `${d.description ?? ''} (${step.short} nano-USD not covered: written off)` : d.description;
+    await q.run(DEBIT_SQL, debitRow(d, step, d.amount - step.short, description));
     fromBalance += step.fromBalance;
     row = step.row;
   }
@@ -182,27 +184,30 @@ async function writeWallet(q: Queryable, userId: string, fromBalance: number, ro
   );
 }
 
-async function insertDebit(q: Queryable, d: DebitInput, step: DebitStep): Promise<number> {
-  const { fromAllowance, balanceAfter, now } = step;
-  const tx = await q.get<{ id: number }>(
-    `INSERT INTO wallet_transactions (user_id, type, amount_nusd, allowance_nusd, balance_after_nusd, description,
+const DEBIT_SQL = `INSERT INTO wallet_transactions (user_id, type, amount_nusd, allowance_nusd, balance_after_nusd, description,
        provider_id, model, project_id, skill_id, usage_id, created_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
-    [
-      d.userId,
-      d.type,
-      -d.amount,
-      fromAllowance,
-      balanceAfter,
-      d.description ?? null,
-      d.providerId ?? null,
-      d.model ?? null,
-      d.projectId ?? null,
-      d.skillId ?? null,
-      d.usageId ?? null,
-      now,
-    ],
-  );
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+
+/** A debit's wallet transaction row, for DEBIT_SQL: `amount` taken (the row says it as negative). */
+function debitRow(d: DebitInput, step: DebitStep, amount: number, description: string | null | undefined): Param[] {
+  return [
+    d.userId,
+    d.type,
+    -amount,
+    step.fromAllowance,
+    step.balanceAfter,
+    description ?? null,
+    d.providerId ?? null,
+    d.model ?? null,
+    d.projectId ?? null,
+    d.skillId ?? null,
+    d.usageId ?? null,
+    step.now,
+  ];
+}
+
+async function insertDebit(q: Queryable, d: DebitInput, step: DebitStep): Promise<number> {
+  const tx = await q.get<{ id: number }>(`${DEBIT_SQL} RETURNING id`, debitRow(d, step, d.amount, d.description));
   return Number(tx!.id);
 }
 
