@@ -66,7 +66,11 @@ export function withHistory(sc, kb) {
   const body = JSON.parse(sc.body);
   const para = 'The quick brown fox jumps over the lazy dog while the gateway counts every token. '.repeat(20);
   const history = [];
-  for (let n = 0; JSON.stringify(history).length < kb * 1024; n++) history.push({ role: n % 2 ? 'assistant' : 'user', content: `${para}(turn ${n})` });
+  for (let n = 0, bytes = 0; bytes < kb * 1024; n++) {
+    const m = { role: n % 2 ? 'assistant' : 'user', content: `${para}(turn ${n})` };
+    history.push(m);
+    bytes += JSON.stringify(m).length + 1;
+  }
   body.messages = [...body.messages.slice(0, -1), ...history, body.messages.at(-1)];
   return { ...sc, body: JSON.stringify(body) };
 }
