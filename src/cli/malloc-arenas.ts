@@ -4,12 +4,11 @@ import { createRequire } from 'node:module';
  * The C allocator's arenas of `agw serve` (native/malloc.c, built with native/mmap.c). glibc
  * gives each thread that allocates its own arena, up to eight per core, and an arena keeps
  * the pages it grew to: after a burst of calls the daemon thread's arena held 27-28 MB of
- * the process's ~148 MB resident (what that thread asks of the C allocator: Buffers' contents,
- * SQLite's pages and statements), and
- * `malloc_trim` gave back 3.6 MB of it. With the threads that start after this call (the
- * daemon's, its pools') sharing the arenas that exist, the daemon's resident memory after
- * load fell by ~3 MB on average of paired runs, with no difference in latency
- * (docs/performance.md, stop 46).
+ * the process's ~148 MB resident (what that thread asks of the C allocator: Buffers'
+ * contents, SQLite's pages and statements), and `malloc_trim` gave back 3.6 MB of it. With
+ * the threads that start after this call (the daemon's, its pools') sharing the arenas that
+ * exist, the daemon's resident memory after load fell by ~3 MB on average of paired runs,
+ * with no difference in latency (docs/performance.md, stop 46).
  */
 export const MALLOC_ARENAS = 1;
 
