@@ -82,7 +82,7 @@ try {
     console.log(['body', 'forwarder', 'floor', 'proxy', 'chat', 'floor/fwd', 'proxy/fwd', 'chat/fwd', 'proxy/floor', 'chat/floor'].map((h) => h.padStart(11)).join(''));
     for (const r of rows) {
       const cells = [`${Math.round(r.bodyBytes / 1024)} KiB`, r.addedUs.forwarder, r.addedUs.floor, r.addedUs.proxy, r.addedUs.chat, r.overForwarder.floor, r.overForwarder.proxy, r.overForwarder.chat, r.overFloor.proxy, r.overFloor.chat];
-      console.log(cells.map((c) => String(c).padStart(11)).join(''));
+      console.log(cells.map((c) => String(c ?? 'n/a').padStart(11)).join(''));
     }
   }
 } finally {
@@ -90,6 +90,7 @@ try {
   rmSync(tmp, { recursive: true, force: true });
 }
 
+/** Two decimals; null (a reference that added nothing in a round) stays null, printed n/a. */
 function round(x) {
-  return Math.round(x * 100) / 100;
+  return x == null ? null : Math.round(x * 100) / 100;
 }

@@ -43,7 +43,7 @@ const OF = a.of ?? 'call path';
 const HISTORY_KB = Number(a['history-kb'] ?? 0);
 /** cpu-clock: one sample per PERIOD_NS of a thread's CPU time (a period: perf does not throttle it as it may a rate) */
 const PERIOD_NS = 50_000;
-if (!['proxy', 'chat'].includes(SCENARIO) || !['cpu-clock', 'page-faults'].includes(EVENT) || !(Number.isInteger(CALLS) && CALLS > 0) || !(Number.isInteger(TOP) && TOP > 0) || !['file', 'function', 'inclusive'].includes(BY) || !(Number.isInteger(HISTORY_KB) && HISTORY_KB >= 0)) {
+if (!['proxy', 'chat'].includes(SCENARIO) || !['cpu-clock', 'page-faults'].includes(EVENT) || !(Number.isInteger(CALLS) && CALLS > 0) || !(Number.isInteger(TOP) && TOP > 0) || !['file', 'function', 'inclusive'].includes(BY) || !(Number.isInteger(HISTORY_KB) && HISTORY_KB >= 0 && HISTORY_KB <= 4096)) {
   console.error(USAGE);
   process.exit(2);
 }
@@ -67,6 +67,13 @@ const KINDS = [
   ['compilers', /compiler::|Compile(Lazy|Task|Job)|Maglev|Sparkplug|baseline::/],
   ['timers', /processTimers|listOnTimeout/],
 ];
+
+/** Every kind a sample is sorted into: `--of` names one of them, or the start of a name. */
+const KIND_NAMES = [...KINDS.map(([name]) => name), 'event loop waiting', 'call path'].flatMap((k) => [k, `other threads: ${k === 'call path' ? 'other' : k}`]);
+if (!OF || !KIND_NAMES.some((k) => k.startsWith(OF))) {
+  console.error(`perf-record: --of names a kind, or the start of one: ${KIND_NAMES.join(', ')}`);
+  process.exit(2);
+}
 
 function categorize(stack) {
   const text = stack.join('\n');
@@ -176,7 +183,7 @@ try {
     for (const k of keys) files.set(k, (files.get(k) ?? 0) + unit);
   }
   const sorted = (m) => [...m].sort((x, y) => y[1] - x[1]).map(([name, v]) => ({ name, perCall: Math.round(v * 1000) / 1000 }));
-  const result = { scenario: SCENARIO, event: EVENT, calls: CALLS, p50Ms: q.p50, unit: EVENT === 'cpu-clock' ? 'µs per call (under perf)' : 'faults per call', kinds: sorted(kinds), callPath: sorted(files).slice(0, TOP) };
+  const result = { scenario: SCENARIO, event: EVENT, calls: CALLS, historyKb: HISTORY_KB, p50Ms: q.p50, unit: EVENT === 'cpu-clock' ? 'µs per call (under perf)' : 'faults per call', kinds: sorted(kinds), breakdown: { of: OF, by: BY, top: sorted(files).slice(0, TOP) } };
   if (a.json) console.log(JSON.stringify(result, null, 2));
   else {
     const fmt = (v) => (EVENT === 'cpu-clock' ? v.toFixed(1) : v.toFixed(3)).padStart(9);
@@ -184,7 +191,7 @@ try {
     for (const k of result.kinds) console.log(`${fmt(k.perCall)}  ${k.name}`);
     const by = { file: 'innermost JavaScript file', function: 'innermost JavaScript function', inclusive: "agw's functions with what they call" }[BY];
     console.log(`${OF === 'call path' ? 'the call path' : `what starts with "${OF}"`} by ${by} (top ${TOP}):`);
-    for (const f of result.callPath) console.log(`${fmt(f.perCall)}  ${f.name}`);
+    for (const f of result.breakdown.top) console.log(`${fmt(f.perCall)}  ${f.name}`);
   }
 } finally {
   if (recorder && recorder.exitCode === null && recorder.signalCode === null) {
