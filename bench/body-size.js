@@ -79,10 +79,10 @@ try {
   if (a.json) console.log(JSON.stringify({ rounds: ROUNDS, block: BLOCK, sizes: rows }, null, 2));
   else {
     console.log(`added p50, µs (median of ${ROUNDS} rounds of ${BLOCK} sequential calls), and over the forwarder's / the floor's (medians of the rounds' ratios)`);
-    console.log(['body', 'forwarder', 'floor', 'proxy', 'chat', 'floor/fwd', 'proxy/fwd', 'chat/fwd', 'proxy/floor', 'chat/floor'].map((h) => h.padStart(11)).join(''));
+    console.log(['body', 'forwarder', 'floor', 'proxy', 'chat', 'floor/fwd', 'proxy/fwd', 'chat/fwd', 'proxy/floor', 'chat/floor'].map((h) => h.padStart(12)).join(''));
     for (const r of rows) {
       const cells = [`${Math.round(r.bodyBytes / 1024)} KiB`, r.addedUs.forwarder, r.addedUs.floor, r.addedUs.proxy, r.addedUs.chat, r.overForwarder.floor, r.overForwarder.proxy, r.overForwarder.chat, r.overFloor.proxy, r.overFloor.chat];
-      console.log(cells.map((c) => String(c ?? 'n/a').padStart(11)).join(''));
+      console.log(cells.map((c) => String(c ?? 'n/a').padStart(12)).join(''));
     }
   }
 } finally {
