@@ -6,7 +6,8 @@
  *                               of each making its own; false where the C library has no
  *                               such setting (not glibc). glibc fixes its ceiling once a
  *                               process has made more than 8 arenas: call it early (agw
- *                               serve does, with 2), after that it says true and does nothing
+ *                               serve does, when 2 exist); after that it says true and does
+ *                               nothing
  *   arenas() -> number          the arenas the C allocator has made so far (malloc_info's
  *                               <heap> elements); -1 where it cannot say
  */
