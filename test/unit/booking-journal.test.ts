@@ -129,7 +129,7 @@ describe.each(MMAP_WAYS)('BookingJournal, $way', ({ env, mapped }) => {
     j.close();
   });
 
-  it.runIf(mapped)('the pages ahead of its lines are written after the turn that wrote them: the next copy takes no page fault on a call\'s path', async () => {
+  it.runIf(mapped)('the pages ahead of its lines are written after the turn that wrote them: the next copy takes no page fault on a call\'s path', async (ctx) => {
     const path = file();
     const j = new BookingJournal(path);
     const turn = () => new Promise((r) => setImmediate(r));
@@ -138,7 +138,11 @@ describe.each(MMAP_WAYS)('BookingJournal, $way', ({ env, mapped }) => {
     j.append([booking('use_first')]);
     // in the turn that wrote it (a call's, before its answer): only the lines' pages are written
     const now = dirtyKiB(path);
-    if (now.pageKiB !== 4) return; // the counts below are in 4 KiB pages
+    // the counts below are in 4 KiB pages: elsewhere the test says it did not run (not that it passed)
+    if (now.pageKiB !== 4) {
+      j.close();
+      return ctx.skip(`the kernel's pages here are ${now.pageKiB} KiB`);
+    }
     expect(now.kib).toBe(linesKiB());
     await turn();
     // after it: pages ahead of the lines are written too (each byte as it was), so a copy there takes no fault
