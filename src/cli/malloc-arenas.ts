@@ -1,4 +1,4 @@
-import { createRequire } from 'node:module';
+import { nativeAddon } from '../shared/native-addon.js';
 
 /**
  * The C allocator's arenas of `agw serve` (native/malloc.c, built with native/mmap.c). glibc
@@ -21,15 +21,7 @@ let helper: MallocHelper | null | undefined;
 
 /** The native helper, or null where it is not built (npm install builds it on Linux with a C compiler). */
 export function mallocHelper(): MallocHelper | null {
-  if (helper === undefined) {
-    try {
-      // from dist/cli/ and from src/cli/ (tests) alike
-      const m = createRequire(import.meta.url)('../../native/build/Release/agw_malloc.node') as Partial<MallocHelper>;
-      helper = typeof m.limitArenas === 'function' && typeof m.arenas === 'function' ? (m as MallocHelper) : null;
-    } catch {
-      helper = null;
-    }
-  }
+  if (helper === undefined) helper = nativeAddon<MallocHelper>('agw_malloc', ['limitArenas', 'arenas']);
   return helper;
 }
 

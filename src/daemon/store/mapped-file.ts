@@ -1,4 +1,4 @@
-import { createRequire } from 'node:module';
+import { nativeAddon } from '../../shared/native-addon.js';
 
 /**
  * The native helper of native/mmap.c: a file's pages mapped into the daemon's memory, so the
@@ -29,15 +29,6 @@ let loaded: MappedFiles | null | undefined;
  */
 export function mappedFiles(): MappedFiles | null {
   if (process.env.AGW_MMAP === 'off') return null;
-  if (loaded === undefined) {
-    try {
-      // from dist/daemon/store/ and from src/daemon/store/ (tests) alike
-      const m = createRequire(import.meta.url)('../../../native/build/Release/agw_mmap.node') as Partial<MappedFiles>;
-      // a build older than this code (not rebuilt after an update) lacks a function: not used
-      loaded = typeof m.map === 'function' && typeof m.unmap === 'function' && typeof m.allocate === 'function' && typeof m.release === 'function' ? (m as MappedFiles) : null;
-    } catch {
-      loaded = null;
-    }
-  }
+  if (loaded === undefined) loaded = nativeAddon<MappedFiles>('agw_mmap', ['map', 'unmap', 'allocate', 'release']);
   return loaded;
 }
